@@ -1,0 +1,442 @@
+"""The agent's configuration, read the way the OpenLineage Spark listener reads it.
+
+A user switching from the OpenLineage jar keeps every ``spark.openlineage.*``
+key and every ``OPENLINEAGE_*`` environment variable; :meth:`AgentConfig.from_sources`
+turns them into one frozen :class:`AgentConfig`. Precedence, as the listener's:
+
+1. ``spark.openlineage.*`` keys of the Spark configuration win;
+2. then ``OPENLINEAGE__<PATH>`` variables (``OPENLINEAGE__TRANSPORT__TYPE=http`` is
+   ``transport.type``), then the short ``OPENLINEAGE_URL`` / ``_ENDPOINT`` /
+   ``_API_KEY`` / ``_NAMESPACE`` / ``_PARENT_ID`` / ``_ROOT_PARENT_ID`` variables;
+3. then the listener's defaults (namespace ``default``, console transport,
+   facets ``spark_unknown``, ``spark.logicalPlan`` and ``debug`` disabled).
+
+``OPENLINEAGE_DISABLED=true`` or ``spark.openlineage.disabled=true`` turns the agent off.
+
+headwater's own delivery settings (queue, spool, retries, circuit breaker) live
+under ``spark.headwater.*`` with ``HEADWATER_*`` variables, so they never collide
+with a key the listener knows. Every key read here is listed in :data:`SPARK_CONF_KEYS`
+or :data:`ENV_VARS` and documented in ``docs/agent-configuration.md``.
+
+Parsing never raises: a malformed value is logged and its default used, because
+configuration is read inside the user's Spark job.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "DEFAULT_DISABLED_FACETS",
+    "ENV_VARS",
+    "SPARK_CONF_KEYS",
+    "AgentConfig",
+    "DeliveryConfig",
+    "parse_list",
+]
+
+logger = logging.getLogger(__name__)
+
+_OL = "spark.openlineage."
+_HW = "spark.headwater."
+
+#: Facets the OpenLineage listener leaves out unless asked for.
+DEFAULT_DISABLED_FACETS: frozenset[str] = frozenset({"spark_unknown", "spark.logicalPlan", "debug"})
+
+#: Every Spark configuration key the parser reads; ``<x>`` stands for any segment(s).
+SPARK_CONF_KEYS: tuple[str, ...] = (
+    "spark.openlineage.disabled",
+    "spark.openlineage.namespace",
+    "spark.openlineage.appName",
+    "spark.openlineage.applicationRunId",
+    "spark.openlineage.parentJobNamespace",
+    "spark.openlineage.parentJobName",
+    "spark.openlineage.parentRunId",
+    "spark.openlineage.rootParentJobNamespace",
+    "spark.openlineage.rootParentJobName",
+    "spark.openlineage.rootParentRunId",
+    "spark.openlineage.transport.<key>",
+    "spark.openlineage.transport.type",
+    "spark.openlineage.transport.url",
+    "spark.openlineage.transport.endpoint",
+    "spark.openlineage.transport.apiKey",
+    "spark.openlineage.transport.auth.type",
+    "spark.openlineage.transport.auth.apiKey",
+    "spark.openlineage.transport.timeoutInMillis",
+    "spark.openlineage.transport.compression",
+    "spark.openlineage.transport.location",
+    "spark.openlineage.transport.headers.<name>",
+    "spark.openlineage.transport.urlParams.<name>",
+    "spark.openlineage.facets.disabled",
+    "spark.openlineage.facets.<name>.disabled",
+    "spark.openlineage.debugFacet",
+    "spark.openlineage.dataset.removePath.pattern",
+    "spark.openlineage.columnLineage.datasetLineageEnabled",
+    "spark.openlineage.columnLineage.schemaSizeLimit",
+    "spark.openlineage.jobName.appendDatasetName",
+    "spark.openlineage.jobName.replaceDotWithUnderscore",
+    "spark.openlineage.capturedProperties",
+    "spark.openlineage.filter.allowedSparkNodes",
+    "spark.openlineage.filter.deniedSparkNodes",
+    "spark.headwater.captureReadOnlyActions",
+    "spark.headwater.queueSize",
+    "spark.headwater.batchSize",
+    "spark.headwater.flushTimeoutSeconds",
+    "spark.headwater.retries",
+    "spark.headwater.retryBackoffSeconds",
+    "spark.headwater.circuitBreaker.failureThreshold",
+    "spark.headwater.circuitBreaker.resetSeconds",
+    "spark.headwater.spool.enabled",
+    "spark.headwater.spool.dir",
+)
+
+#: Every environment variable the parser reads.
+ENV_VARS: tuple[str, ...] = (
+    "OPENLINEAGE_DISABLED",
+    "OPENLINEAGE_URL",
+    "OPENLINEAGE_ENDPOINT",
+    "OPENLINEAGE_API_KEY",
+    "OPENLINEAGE_NAMESPACE",
+    "OPENLINEAGE_PARENT_ID",
+    "OPENLINEAGE_ROOT_PARENT_ID",
+    "OPENLINEAGE__<PATH>",
+    "HEADWATER_QUEUE_SIZE",
+    "HEADWATER_BATCH_SIZE",
+    "HEADWATER_FLUSH_TIMEOUT_SECONDS",
+    "HEADWATER_RETRIES",
+    "HEADWATER_RETRY_BACKOFF_SECONDS",
+    "HEADWATER_CIRCUIT_BREAKER_FAILURE_THRESHOLD",
+    "HEADWATER_CIRCUIT_BREAKER_RESET_SECONDS",
+    "HEADWATER_SPOOL_ENABLED",
+    "HEADWATER_SPOOL_DIR",
+    "HEADWATER_CAPTURE_READ_ONLY_ACTIONS",
+)
+
+_DEFAULT_CAPTURED_PROPERTIES: tuple[str, ...] = ("spark.master", "spark.app.name")
+
+
+def parse_list(value: str) -> tuple[str, ...]:
+    """Parse the listener's list syntax: ``[a;b]`` (brackets optional), blanks dropped."""
+    text = value.strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    return tuple(item.strip() for item in text.split(";") if item.strip())
+
+
+def _parse_bool(value: str | None, default: bool, key: str) -> bool:
+    # Java's Boolean.parseBoolean: only "true" (any case) is true. We also warn on
+    # values that are neither, so a typo such as "ture" does not pass silently.
+    if value is None or value.strip() == "":
+        return default
+    lowered = value.strip().lower()
+    if lowered == "true":
+        return True
+    if lowered != "false":
+        logger.warning("%s=%r is not true/false; treating it as false", key, value)
+    return False
+
+
+def _parse_number(value: str | None, default: float, key: str, *, minimum: float) -> float:
+    if value is None or value.strip() == "":
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        logger.warning("%s=%r is not a number; using %s", key, value, default)
+        return default
+    if number < minimum:
+        logger.warning("%s=%r is below %s; using %s", key, value, minimum, default)
+        return default
+    return number
+
+
+def _split_parent_id(value: str | None, variable: str) -> tuple[str | None, str | None, str | None]:
+    """Split ``{namespace}/{job_name}/{run_id}``; the job name may itself hold slashes."""
+    if not value:
+        return None, None, None
+    namespace, _, rest = value.partition("/")
+    job_name, _, run_id = rest.rpartition("/")
+    if not namespace or not job_name or not run_id:
+        logger.warning("%s=%r is not {namespace}/{job_name}/{run_id}; ignored", variable, value)
+        return None, None, None
+    return namespace, job_name, run_id
+
+
+def _camel(segment: str) -> str:
+    head, *tail = segment.lower().split("_")
+    return head + "".join(part.capitalize() for part in tail)
+
+
+def _env_tree(env: Mapping[str, str]) -> dict[str, Any]:
+    """``OPENLINEAGE__TRANSPORT__AUTH__API_KEY=x`` -> ``{"transport": {"auth": {"apiKey": "x"}}}``."""
+    tree: dict[str, Any] = {}
+    for name, value in env.items():
+        if not name.startswith("OPENLINEAGE__") or value == "":
+            continue
+        path = [_camel(part) for part in name[len("OPENLINEAGE__") :].split("__") if part]
+        if not path:
+            continue
+        node = tree
+        for part in path[:-1]:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                break
+            node = child
+        else:
+            node[path[-1]] = value
+    return tree
+
+
+def _spark_transport(spark_conf: Mapping[str, str]) -> dict[str, Any]:
+    """Nest ``spark.openlineage.transport.*`` keys; headers/urlParams keep their dotted names."""
+    prefix = _OL + "transport."
+    tree: dict[str, Any] = {}
+    for key, value in spark_conf.items():
+        if not key.startswith(prefix) or value.strip() == "":
+            continue
+        rest = key[len(prefix) :]
+        for flat in ("headers.", "urlParams.", "properties."):
+            if rest.startswith(flat):
+                path = [flat[:-1], rest[len(flat) :]]
+                break
+        else:
+            path = rest.split(".")
+        node = tree
+        for part in path[:-1]:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                break
+            node = child
+        else:
+            node[path[-1]] = value
+    return tree
+
+
+def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _resolve_transport(spark_conf: Mapping[str, str], env: Mapping[str, str]) -> dict[str, Any]:
+    from_spark = _spark_transport(spark_conf)
+    from_env: dict[str, Any] = {}
+    if env.get("OPENLINEAGE_URL"):
+        from_env = {"type": "http", "url": env["OPENLINEAGE_URL"]}
+        if env.get("OPENLINEAGE_ENDPOINT"):
+            from_env["endpoint"] = env["OPENLINEAGE_ENDPOINT"]
+        if env.get("OPENLINEAGE_API_KEY"):
+            from_env["auth"] = {"type": "api_key", "apiKey": env["OPENLINEAGE_API_KEY"]}
+    nested_env = _env_tree(env).get("transport")
+    if isinstance(nested_env, Mapping):
+        from_env = _merge(from_env, nested_env) if nested_env.get("type") in (
+            None,
+            from_env.get("type"),
+        ) else dict(nested_env)
+    if from_spark.get("type") and from_env.get("type") and from_spark["type"] != from_env["type"]:
+        transport = from_spark  # a different transport in SparkConf replaces the env one whole
+    else:
+        transport = _merge(from_env, from_spark)
+    # The listener's older flat spelling: transport.apiKey means an api_key auth block.
+    api_key = transport.pop("apiKey", None)
+    if api_key and "auth" not in transport:
+        transport["auth"] = {"type": "api_key", "apiKey": api_key}
+    if not transport.get("type"):
+        transport = {**transport, "type": "http" if transport.get("url") else "console"}
+    return transport
+
+
+@dataclass(frozen=True)
+class DeliveryConfig:
+    """headwater's own delivery settings (``spark.headwater.*`` / ``HEADWATER_*``)."""
+
+    queue_size: int = 10_000
+    batch_size: int = 100
+    flush_timeout: float = 5.0
+    retries: int = 3
+    retry_backoff: float = 0.5
+    breaker_failure_threshold: int = 5
+    breaker_reset_seconds: float = 30.0
+    spool_enabled: bool = True
+    spool_dir: str = field(default_factory=lambda: os.path.join("~", ".headwater", "spool"))
+
+
+_DELIVERY_KEYS: tuple[tuple[str, str, str, float], ...] = (
+    # (field, spark key suffix, env var, minimum)
+    ("queue_size", "queueSize", "HEADWATER_QUEUE_SIZE", 1),
+    ("batch_size", "batchSize", "HEADWATER_BATCH_SIZE", 1),
+    ("flush_timeout", "flushTimeoutSeconds", "HEADWATER_FLUSH_TIMEOUT_SECONDS", 0),
+    ("retries", "retries", "HEADWATER_RETRIES", 0),
+    ("retry_backoff", "retryBackoffSeconds", "HEADWATER_RETRY_BACKOFF_SECONDS", 0),
+    (
+        "breaker_failure_threshold",
+        "circuitBreaker.failureThreshold",
+        "HEADWATER_CIRCUIT_BREAKER_FAILURE_THRESHOLD",
+        1,
+    ),
+    (
+        "breaker_reset_seconds",
+        "circuitBreaker.resetSeconds",
+        "HEADWATER_CIRCUIT_BREAKER_RESET_SECONDS",
+        0,
+    ),
+)
+
+
+def _delivery(spark_conf: Mapping[str, str], env: Mapping[str, str]) -> DeliveryConfig:
+    defaults = DeliveryConfig()
+    values: dict[str, Any] = {}
+    for name, suffix, variable, minimum in _DELIVERY_KEYS:
+        default = getattr(defaults, name)
+        raw = spark_conf.get(_HW + suffix) or env.get(variable)
+        number = _parse_number(raw, default, _HW + suffix, minimum=minimum)
+        values[name] = int(number) if isinstance(default, int) else number
+    values["spool_enabled"] = _parse_bool(
+        spark_conf.get(_HW + "spool.enabled") or env.get("HEADWATER_SPOOL_ENABLED"),
+        True,
+        _HW + "spool.enabled",
+    )
+    spool_dir = spark_conf.get(_HW + "spool.dir") or env.get("HEADWATER_SPOOL_DIR")
+    if spool_dir:
+        values["spool_dir"] = spool_dir
+    return DeliveryConfig(**values)
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """Everything the agent needs to know, resolved once per SparkSession."""
+
+    disabled: bool = False
+    namespace: str = "default"
+    app_name: str | None = None
+    application_run_id: str | None = None
+    parent_job_namespace: str | None = None
+    parent_job_name: str | None = None
+    parent_run_id: str | None = None
+    root_parent_job_namespace: str | None = None
+    root_parent_job_name: str | None = None
+    root_parent_run_id: str | None = None
+    disabled_facets: frozenset[str] = DEFAULT_DISABLED_FACETS
+    remove_path_pattern: re.Pattern[str] | None = None
+    column_lineage_enabled: bool = True
+    dataset_lineage_enabled: bool = True
+    column_lineage_schema_size_limit: int = 1_000
+    job_name_append_dataset_name: bool = True
+    job_name_replace_dot_with_underscore: bool = False
+    captured_properties: tuple[str, ...] = _DEFAULT_CAPTURED_PROPERTIES
+    allowed_spark_nodes: tuple[str, ...] = ()
+    denied_spark_nodes: tuple[str, ...] = ()
+    capture_read_only_actions: bool = False
+    transport: Mapping[str, Any] = field(default_factory=lambda: {"type": "console"})
+    delivery: DeliveryConfig = field(default_factory=DeliveryConfig)
+
+    def facet_enabled(self, name: str) -> bool:
+        """Whether facet ``name`` (as the listener names it) should be emitted."""
+        return name not in self.disabled_facets
+
+    @classmethod
+    def from_sources(cls, spark_conf: Mapping[str, str], env: Mapping[str, str]) -> AgentConfig:
+        """Resolve the configuration from a SparkConf mapping and an environment.
+
+        ``spark_conf`` is typically ``dict(spark.sparkContext.getConf().getAll())`` and
+        ``env`` is ``os.environ``. Never raises on bad values: they are logged and ignored.
+        """
+
+        def conf(suffix: str) -> str | None:
+            value = spark_conf.get(_OL + suffix)
+            return value if value is not None and value.strip() != "" else None
+
+        disabled = _parse_bool(env.get("OPENLINEAGE_DISABLED"), False, "OPENLINEAGE_DISABLED")
+        disabled = _parse_bool(conf("disabled"), False, _OL + "disabled") or disabled
+
+        parent_ns, parent_job, parent_run = _split_parent_id(
+            env.get("OPENLINEAGE_PARENT_ID"), "OPENLINEAGE_PARENT_ID"
+        )
+        root_ns, root_job, root_run = _split_parent_id(
+            env.get("OPENLINEAGE_ROOT_PARENT_ID"), "OPENLINEAGE_ROOT_PARENT_ID"
+        )
+
+        disabled_facets = set(DEFAULT_DISABLED_FACETS)
+        if conf("facets.disabled") is not None:
+            # The list replaces the default list, as in the listener.
+            disabled_facets = set(parse_list(conf("facets.disabled") or ""))
+        if conf("debugFacet") is not None:
+            if conf("debugFacet") == "enabled":
+                disabled_facets.discard("debug")
+            else:
+                disabled_facets.add("debug")
+        facet_prefix = _OL + "facets."
+        for key, value in spark_conf.items():
+            if key.startswith(facet_prefix) and key.endswith(".disabled"):
+                name = key[len(facet_prefix) : -len(".disabled")]
+                if not name:
+                    continue
+                if _parse_bool(value, False, key):
+                    disabled_facets.add(name)
+                else:
+                    disabled_facets.discard(name)
+
+        remove_path_pattern: re.Pattern[str] | None = None
+        pattern = conf("dataset.removePath.pattern")
+        if pattern is not None:
+            try:
+                remove_path_pattern = re.compile(pattern)
+            except re.error as exc:
+                logger.warning("dataset.removePath.pattern %r is not a regex (%s); ignored", pattern, exc)
+
+        schema_limit = _parse_number(
+            conf("columnLineage.schemaSizeLimit"), 1_000, _OL + "columnLineage.schemaSizeLimit", minimum=0
+        )
+        captured = conf("capturedProperties")
+
+        return cls(
+            disabled=disabled,
+            namespace=conf("namespace") or env.get("OPENLINEAGE_NAMESPACE") or "default",
+            app_name=conf("appName"),
+            application_run_id=conf("applicationRunId"),
+            parent_job_namespace=conf("parentJobNamespace") or parent_ns,
+            parent_job_name=conf("parentJobName") or parent_job,
+            parent_run_id=conf("parentRunId") or parent_run,
+            root_parent_job_namespace=conf("rootParentJobNamespace") or root_ns,
+            root_parent_job_name=conf("rootParentJobName") or root_job,
+            root_parent_run_id=conf("rootParentRunId") or root_run,
+            disabled_facets=frozenset(disabled_facets),
+            remove_path_pattern=remove_path_pattern,
+            column_lineage_enabled="columnLineage" not in disabled_facets,
+            dataset_lineage_enabled=_parse_bool(
+                conf("columnLineage.datasetLineageEnabled"),
+                True,
+                _OL + "columnLineage.datasetLineageEnabled",
+            ),
+            column_lineage_schema_size_limit=int(schema_limit),
+            job_name_append_dataset_name=_parse_bool(
+                conf("jobName.appendDatasetName"), True, _OL + "jobName.appendDatasetName"
+            ),
+            job_name_replace_dot_with_underscore=_parse_bool(
+                conf("jobName.replaceDotWithUnderscore"),
+                False,
+                _OL + "jobName.replaceDotWithUnderscore",
+            ),
+            captured_properties=parse_list(captured)
+            if captured is not None
+            else _DEFAULT_CAPTURED_PROPERTIES,
+            allowed_spark_nodes=parse_list(conf("filter.allowedSparkNodes") or ""),
+            denied_spark_nodes=parse_list(conf("filter.deniedSparkNodes") or ""),
+            capture_read_only_actions=_parse_bool(
+                spark_conf.get(_HW + "captureReadOnlyActions")
+                or env.get("HEADWATER_CAPTURE_READ_ONLY_ACTIONS"),
+                False,
+                _HW + "captureReadOnlyActions",
+            ),
+            transport=_resolve_transport(spark_conf, env),
+            delivery=_delivery(spark_conf, env),
+        )

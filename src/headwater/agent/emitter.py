@@ -1,0 +1,411 @@
+"""Delivery of events without ever slowing or breaking the Spark job.
+
+:meth:`Emitter.emit` puts the event on a bounded in-memory queue and returns at
+once; a daemon thread takes batches off the queue and hands them to a
+transport, retrying with exponential backoff. Repeated failures open a circuit
+breaker: while it is open nothing is sent and batches go straight to the spool
+(local JSONL files, see :mod:`headwater.transport.spool`), which the next
+emitter replays when it starts. A full queue spools too. :meth:`Emitter.close`
+(registered at interpreter exit) flushes for at most ``flush_timeout`` seconds
+and spools whatever is still left — events are delayed, never lost.
+
+Nothing here raises into the caller: every unexpected exception is logged once
+per kind and swallowed.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import queue
+import threading
+import time
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from headwater.agent.config import AgentConfig, DeliveryConfig
+from headwater.transport.base import DeliveryError, Transport
+from headwater.transport.factory import create_transport
+from headwater.transport.spool import Spool
+
+__all__ = ["AgentMetrics", "CircuitBreaker", "Emitter", "build_emitter"]
+
+logger = logging.getLogger(__name__)
+
+Event = Mapping[str, Any]
+
+
+class _LogOnce:
+    """Log each kind of unexpected failure once, so a broken agent cannot flood the job's log."""
+
+    def __init__(self) -> None:
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, where: str, exc: BaseException) -> None:
+        key = f"{where}:{type(exc).__name__}"
+        with self._lock:
+            if key in self._seen:
+                logger.debug("headwater agent: %s failed again: %r", where, exc)
+                return
+            self._seen.add(key)
+        logger.warning("headwater agent: %s failed (the job goes on): %r", where, exc, exc_info=exc)
+
+
+class AgentMetrics:
+    """Counters and per-action capture timings; cheap enough to call on every action.
+
+    The capture code calls :meth:`record_capture` with the seconds it spent on one
+    action; the overhead benchmark reads :attr:`capture_seconds`.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.capture_seconds: list[float] = []
+        self.emitted = 0
+        self.sent = 0
+        self.spooled = 0
+        self.rejected = 0
+        self.replayed = 0
+        self.lost = 0
+
+    def record_capture(self, seconds: float) -> None:
+        """Record the time one action's capture took (seconds)."""
+        with self._lock:
+            self.capture_seconds.append(seconds)
+
+    def add(self, name: str, count: int) -> None:
+        """Add ``count`` to counter ``name`` (thread-safe)."""
+        with self._lock:
+            setattr(self, name, getattr(self, name) + count)
+
+    def snapshot(self) -> dict[str, Any]:
+        """A plain dict of the counters and the capture timings."""
+        with self._lock:
+            return {
+                "emitted": self.emitted,
+                "sent": self.sent,
+                "spooled": self.spooled,
+                "rejected": self.rejected,
+                "replayed": self.replayed,
+                "lost": self.lost,
+                "capture_seconds": list(self.capture_seconds),
+            }
+
+
+class CircuitBreaker:
+    """Closed -> open after ``failure_threshold`` failures in a row; one trial after ``reset_seconds``."""
+
+    def __init__(
+        self,
+        failure_threshold: int,
+        reset_seconds: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.failure_threshold = failure_threshold
+        self.reset_seconds = reset_seconds
+        self._clock = clock
+        self._failures = 0
+        self._opened_at: float | None = None
+
+    @property
+    def state(self) -> str:
+        """``closed``, ``open`` or ``half-open`` (the next call is a trial)."""
+        if self._opened_at is None:
+            return "closed"
+        if self._clock() - self._opened_at >= self.reset_seconds:
+            return "half-open"
+        return "open"
+
+    def allow(self) -> bool:
+        """Whether a delivery may be attempted now."""
+        return self.state != "open"
+
+    def record_success(self) -> None:
+        self._failures = 0
+        self._opened_at = None
+
+    def record_failure(self) -> None:
+        self._failures += 1
+        if self.state == "half-open" or self._failures >= self.failure_threshold:
+            if self._opened_at is None or self.state == "half-open":
+                logger.warning(
+                    "headwater agent: destination failing; pausing delivery for %.0f s "
+                    "(events are spooled meanwhile)",
+                    self.reset_seconds,
+                )
+            self._opened_at = self._clock()
+
+
+class Emitter:
+    """A bounded queue and one background sender thread in front of a transport."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        delivery: DeliveryConfig | None = None,
+        *,
+        spool: Spool | None = None,
+        replay_spool: bool = True,
+        metrics: AgentMetrics | None = None,
+    ) -> None:
+        self.transport = transport
+        self.delivery = delivery or DeliveryConfig()
+        self.spool = spool
+        self.metrics = metrics or AgentMetrics()
+        self.breaker = CircuitBreaker(
+            self.delivery.breaker_failure_threshold, self.delivery.breaker_reset_seconds
+        )
+        self._log_once = _LogOnce()
+        self._queue: queue.Queue[Event] = queue.Queue(maxsize=self.delivery.queue_size)
+        # Events accepted but not yet finished (sent, spooled or given up); flush waits on it.
+        self._unfinished = 0
+        self._idle = threading.Condition()
+        self._inflight: list[Event] = []
+        self._stopping = threading.Event()  # no more events; exit once the queue is empty
+        self._abandon = threading.Event()  # stop retrying now; spool what is in hand
+        self._closed = False
+        self._close_lock = threading.Lock()
+        self._replay_spool = replay_spool and spool is not None
+        self._thread = threading.Thread(target=self._run, name="headwater-emitter", daemon=True)
+        self._thread.start()
+
+    # -- caller side: never raises, never blocks ---------------------------------------
+
+    def emit(self, event: Event) -> None:
+        """Queue ``event`` for delivery; spool it if the queue is full or the emitter closed."""
+        try:
+            self.metrics.add("emitted", 1)
+            if self._closed:
+                self._spool([event], "emit after close")
+                return
+            with self._idle:
+                self._unfinished += 1
+            try:
+                self._queue.put_nowait(event)
+            except queue.Full:
+                self._finish(1)
+                self._spool([event], "queue full")
+        except Exception as exc:  # the job must go on whatever happens here
+            self._log_once("emit", exc)
+
+    def flush(self, timeout: float) -> bool:
+        """Wait until every queued event is delivered or spooled; False on timeout."""
+        try:
+            deadline = time.monotonic() + max(timeout, 0.0)
+            with self._idle:
+                while self._unfinished > 0:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0 or not self._thread.is_alive():
+                        return False
+                    self._idle.wait(min(remaining, 0.1))
+            return True
+        except Exception as exc:
+            self._log_once("flush", exc)
+            return False
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Flush for at most ``timeout`` seconds, spool the rest, stop the thread. Idempotent."""
+        try:
+            with self._close_lock:
+                if self._closed:
+                    return
+                self._closed = True
+            deadline = time.monotonic() + max(timeout, 0.0)
+            self.flush(timeout)
+            self._stopping.set()
+            self._abandon.set()
+            self._thread.join(max(deadline - time.monotonic(), 0.0) + 0.05)
+            leftovers: list[Event] = []
+            if self._thread.is_alive():
+                # The sender is stuck in a transport call; keep a copy of what it holds.
+                # If that call succeeds after all, the server's dedupe absorbs the copy.
+                leftovers.extend(self._inflight)
+            while True:
+                try:
+                    leftovers.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            if leftovers:
+                self._spool(leftovers, "close timeout")
+            try:
+                self.transport.close(max(deadline - time.monotonic(), 0.0))
+            except Exception as exc:
+                self._log_once("transport close", exc)
+        except Exception as exc:
+            self._log_once("close", exc)
+
+    # -- sender thread ----------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            if self._replay_spool:
+                self._replay()
+        except Exception as exc:
+            self._log_once("spool replay", exc)
+        while True:
+            try:
+                batch = self._take_batch()
+                if not batch:
+                    if self._stopping.is_set():
+                        return
+                    continue
+                self._inflight = list(batch)
+                try:
+                    self._deliver(batch)
+                finally:
+                    self._inflight = []
+                    self._finish(len(batch))
+            except Exception as exc:
+                self._log_once("sender", exc)
+
+    def _take_batch(self) -> list[Event]:
+        try:
+            first = self._queue.get(timeout=0.05)
+        except queue.Empty:
+            return []
+        batch = [first]
+        while len(batch) < self.delivery.batch_size:
+            try:
+                batch.append(self._queue.get_nowait())
+            except queue.Empty:
+                break
+        return batch
+
+    def _finish(self, count: int) -> None:
+        with self._idle:
+            self._unfinished -= count
+            if self._unfinished <= 0:
+                self._idle.notify_all()
+
+    def _deliver(self, batch: Sequence[Event]) -> bool:
+        """Send ``batch`` with retries; spool what cannot be sent. True if all of it got through."""
+        pending = list(batch)
+        attempt = 0
+        while True:
+            if self._abandon.is_set() or not self.breaker.allow():
+                self._spool(pending, "destination unavailable")
+                return False
+            try:
+                failures = self.transport.emit_batch(pending)
+            except DeliveryError as exc:
+                if not exc.retriable:
+                    self.breaker.record_success()  # the destination answered; it is up
+                    self._reject(pending, str(exc))
+                    return False
+                self.breaker.record_failure()
+                logger.info("headwater agent: delivery failed (attempt %d): %s", attempt + 1, exc)
+                failures = None
+            except Exception as exc:
+                self._log_once("transport", exc)
+                self._spool(pending, "transport error")
+                return False
+            if failures is not None:
+                self.breaker.record_success()
+                rejected = [pending[f.index] for f in failures if not f.retriable]
+                retry = [pending[f.index] for f in failures if f.retriable]
+                self.metrics.add("sent", len(pending) - len(rejected) - len(retry))
+                if rejected:
+                    self._reject(rejected, "; ".join({f.reason for f in failures if not f.retriable}))
+                if not retry:
+                    return not rejected
+                pending = retry
+            attempt += 1
+            if attempt > self.delivery.retries:
+                self._spool(pending, "retries exhausted")
+                return False
+            self._abandon.wait(self.delivery.retry_backoff * (2 ** (attempt - 1)))
+
+    def _replay(self) -> None:
+        assert self.spool is not None
+        for claimed, events in self.spool.claim():
+            if self._abandon.is_set():
+                self.spool.append(events)
+                claimed.unlink(missing_ok=True)
+                continue
+            logger.info("headwater agent: replaying %d spooled events from %s", len(events), claimed)
+            size = self.delivery.batch_size
+            for start in range(0, len(events), size):
+                chunk = events[start : start + size]
+                if self._deliver(chunk):
+                    self.metrics.add("replayed", len(chunk))
+            # Everything is now sent, re-spooled into our own file, or kept as rejected.
+            claimed.unlink(missing_ok=True)
+
+    # -- where undeliverable events go ------------------------------------------------
+
+    def _spool(self, events: Sequence[Event], why: str) -> None:
+        if not events:
+            return
+        if self.spool is None or not self.delivery.spool_enabled:
+            self.metrics.add("lost", len(events))
+            self._log_once(f"delivery ({why}; spool disabled, {len(events)} events dropped)",
+                           RuntimeError(why))
+            return
+        try:
+            self.spool.append(events)
+            self.metrics.add("spooled", len(events))
+            logger.info("headwater agent: spooled %d events to %s (%s)", len(events),
+                        self.spool.path, why)
+        except Exception as exc:
+            self.metrics.add("lost", len(events))
+            self._log_once("spool write", exc)
+
+    def _reject(self, events: Sequence[Event], reason: str) -> None:
+        self.metrics.add("rejected", len(events))
+        logger.warning("headwater agent: destination refused %d events: %s", len(events), reason)
+        if self.spool is not None and self.delivery.spool_enabled:
+            try:
+                self.spool.reject(events)
+            except Exception as exc:
+                self._log_once("rejected-events write", exc)
+
+
+class _NullTransport:
+    """Used when the agent is disabled or its transport cannot be built: accepts and drops."""
+
+    def emit(self, event: Event) -> None:
+        return None
+
+    def emit_batch(self, events: Sequence[Event]) -> list[Any]:
+        return []
+
+    def close(self, timeout: float) -> None:
+        return None
+
+
+_live_emitters: weakref.WeakSet[Emitter] = weakref.WeakSet()
+
+
+def _close_all_at_exit() -> None:
+    for emitter in list(_live_emitters):
+        emitter.close(emitter.delivery.flush_timeout)
+
+
+atexit.register(_close_all_at_exit)
+
+
+def build_emitter(config: AgentConfig, *, transport: Transport | None = None) -> Emitter:
+    """The emitter ``config`` asks for, closed (bounded flush) at interpreter exit.
+
+    ``transport`` overrides the configured one (tests pass an in-process client).
+    Never raises: a transport that cannot be built is logged and replaced by one
+    that spools nothing and drops every event, so the job still runs.
+    """
+    delivery = config.delivery
+    if config.disabled:
+        return Emitter(_NullTransport(), delivery, spool=None, replay_spool=False)
+    spool: Spool | None = None
+    try:
+        if transport is None:
+            transport = create_transport(config.transport)
+        if delivery.spool_enabled:
+            spool = Spool(delivery.spool_dir)
+    except Exception as exc:
+        logger.error("headwater agent: transport %s unusable, events will be dropped: %s",
+                     dict(config.transport).get("type"), exc)
+        transport = _NullTransport()
+    emitter = Emitter(transport, delivery, spool=spool)
+    _live_emitters.add(emitter)
+    return emitter
