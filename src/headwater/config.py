@@ -1,0 +1,133 @@
+"""Server-side settings: the one place that reads ``os.environ``.
+
+Every setting has a ``HEADWATER_*`` environment variable and, for ``headwater
+serve``, a command-line option that overrides it:
+
+=========================  ===========================  ==============================================
+setting                    environment variable         meaning (default)
+=========================  ===========================  ==============================================
+``db_url``                 ``HEADWATER_DB_URL``         SQLAlchemy URL of the store
+                                                        (``sqlite:///<data_dir>/headwater.db``)
+``data_dir``               ``HEADWATER_DATA_DIR``       directory for the default SQLite file
+                                                        (``.headwater``)
+``host``                   ``HEADWATER_HOST``           address ``serve`` binds (``127.0.0.1``)
+``port``                   ``HEADWATER_PORT``           port ``serve`` listens on (``5000``, as Marquez)
+``api_key``                ``HEADWATER_API_KEY``        bearer token required on writes (none: open)
+``max_body_bytes``         ``HEADWATER_MAX_BODY_BYTES`` largest accepted request body, after gzip
+                                                        decompression (``10485760``, 10 MB)
+``log_level``              ``HEADWATER_LOG_LEVEL``      server log level (``info``)
+``access_log``             ``HEADWATER_ACCESS_LOG``     log every request (``false``)
+=========================  ===========================  ==============================================
+
+A test keeps this table, :class:`Settings` and ``headwater serve --help`` in
+step.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from headwater.errors import ConfigError
+
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "DEFAULT_PORT", "ENV_PREFIX", "Settings"]
+
+ENV_PREFIX = "HEADWATER_"
+DEFAULT_PORT = 5000
+DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+_LOG_LEVELS = {"critical", "error", "warning", "info", "debug", "trace"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the server needs to start; build with :meth:`from_env`.
+
+    ``db_url`` left as ``None`` means "the SQLite file in ``data_dir``"; read
+    the resolved value through :attr:`database_url`.
+    """
+
+    db_url: str | None = None
+    data_dir: Path = Path(".headwater")
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    api_key: str | None = None
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    log_level: str = "info"
+    access_log: bool = False
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.port <= 65535:
+            raise ConfigError(f"port must be between 0 and 65535, got {self.port}")
+        if self.max_body_bytes <= 0:
+            raise ConfigError(f"max_body_bytes must be positive, got {self.max_body_bytes}")
+        if self.log_level.lower() not in _LOG_LEVELS:
+            raise ConfigError(
+                f"log_level must be one of {sorted(_LOG_LEVELS)}, got {self.log_level!r}"
+            )
+        if self.api_key == "":
+            # An empty key would make every request "authenticated"; treat as unset.
+            object.__setattr__(self, "api_key", None)
+
+    @property
+    def database_url(self) -> str:
+        """The store URL: ``db_url`` or the SQLite file inside ``data_dir``."""
+        if self.db_url:
+            return self.db_url
+        return f"sqlite:///{self.data_dir / 'headwater.db'}"
+
+    @property
+    def base_url(self) -> str:
+        """The URL clients use to reach ``serve`` with these settings."""
+        host = "127.0.0.1" if self.host in {"0.0.0.0", "::", ""} else self.host
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Read ``HEADWATER_*`` variables, then apply non-``None`` ``overrides``.
+
+        ``env`` defaults to ``os.environ``; tests pass their own mapping.
+        """
+        source = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        for field in dataclasses.fields(cls):
+            raw = source.get(ENV_PREFIX + field.name.upper())
+            if raw is not None:
+                values[field.name] = _convert(field.name, raw)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        unknown = set(values) - {f.name for f in dataclasses.fields(cls)}
+        if unknown:
+            raise ConfigError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+        return cls(**values)
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with ``changes`` applied (``None`` values are ignored)."""
+        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def _convert(name: str, raw: str) -> Any:
+    """Turn one environment string into the field's type, naming the variable on error."""
+    var = ENV_PREFIX + name.upper()
+    if name in {"port", "max_body_bytes"}:
+        try:
+            return int(raw.strip())
+        except ValueError:
+            raise ConfigError(f"{var} must be an integer, got {raw!r}") from None
+    if name == "access_log":
+        lowered = raw.strip().lower()
+        if lowered in _TRUE:
+            return True
+        if lowered in _FALSE:
+            return False
+        raise ConfigError(f"{var} must be true or false, got {raw!r}")
+    if name == "data_dir":
+        return Path(raw)
+    return raw

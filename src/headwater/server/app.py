@@ -1,0 +1,80 @@
+"""Build the headwater FastAPI application: ``create_app(settings, store=None)``.
+
+There is no module-level app: every caller (``headwater serve``, each test)
+builds its own from plain arguments. Route modules live in
+``headwater.server.routes``; they are included in :func:`_include_routes`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
+
+from fastapi import FastAPI
+
+from headwater import __version__
+from headwater.config import Settings
+from headwater.server.handlers import install_handlers
+
+if TYPE_CHECKING:
+    from headwater.store import Store
+
+__all__ = ["create_app", "open_store"]
+
+logger = logging.getLogger(__name__)
+
+
+def open_store(settings: Settings) -> Store:
+    """Open (and migrate) the store ``settings`` name, creating a SQLite file's folder."""
+    from headwater.store import Store  # SQLAlchemy is imported only by the server side
+
+    url = settings.database_url
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+        from pathlib import Path
+
+        Path(url[len("sqlite:///") :]).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    return Store.open(url, migrate=True)
+
+
+def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
+    """The ASGI app serving the ingestion and read APIs.
+
+    With ``store=None`` the app opens the store named by ``settings`` now (so a
+    bad URL fails at start-up, not on the first request) and closes it at
+    shutdown; a store passed in belongs to the caller, who closes it.
+    """
+    owns_store = store is None
+    active_store = open_store(settings) if store is None else store
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        if owns_store:
+            logger.info("closing store")
+            active_store.close()
+
+    app = FastAPI(
+        title="headwater",
+        version=__version__,
+        summary="OpenLineage-native lineage server with a Marquez-compatible API.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.store = active_store
+    # Encoded once so each authenticated write compares bytes in constant time.
+    app.state.api_key_bytes = settings.api_key.encode("utf-8") if settings.api_key else None
+    install_handlers(app)
+    _include_routes(app)
+    return app
+
+
+def _include_routes(app: FastAPI) -> None:
+    from headwater.server.routes import health, lineage
+
+    app.include_router(health.router)
+    app.include_router(lineage.router)
+
+    # --- read API routers (helper C): add `app.include_router(...)` lines here ---
+    # --- end read API routers ---

@@ -1,0 +1,130 @@
+"""Every error the server answers, mapped to a JSON status in one place.
+
+The body of every error response has the same shape::
+
+    {"error": "<what is wrong>", "field": "<where, e.g. run.runId>"}
+
+``field`` names the JSON path inside the event (``inputs[2].namespace``), a
+header (``Content-Type``), a query parameter (``query.limit``) or ``body``.
+
+Server-only errors extend the tree in :mod:`headwater.errors`::
+
+    HeadwaterError
+    ├── EventError          400  the event is not valid OpenLineage (field = JSON path)
+    ├── NotFoundError       404
+    ├── StoreError          503  the database failed; nothing was written, retry
+    └── RequestError        4xx  the request itself is unusable (status chosen by raiser)
+        ├── AuthError       401  missing or wrong bearer token
+        └── BodyTooLarge    413  body over ``max_body_bytes`` (before or after gzip)
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from headwater.errors import EventError, HeadwaterError, NotFoundError, StoreError
+
+__all__ = [
+    "AuthError",
+    "BodyTooLarge",
+    "RequestError",
+    "error_body",
+    "install_handlers",
+]
+
+logger = logging.getLogger(__name__)
+
+
+class RequestError(HeadwaterError):
+    """The HTTP request cannot be used (bad header, body, encoding); carries its status."""
+
+    def __init__(self, message: str, *, status_code: int = 400, field: str | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.field = field
+
+
+class AuthError(RequestError):
+    """Writes need ``Authorization: Bearer <api key>`` and it was missing or wrong."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, status_code=401, field="Authorization")
+
+
+class BodyTooLarge(RequestError):
+    """The body (or its gzip-decompressed form) exceeds the configured limit."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"request body exceeds the limit of {limit} bytes "
+            "(set HEADWATER_MAX_BODY_BYTES or --max-body-bytes to raise it)",
+            status_code=413,
+            field="body",
+        )
+
+
+def error_body(message: str, field: str | None = None, **extra: Any) -> dict[str, Any]:
+    """The JSON body of an error response."""
+    body: dict[str, Any] = {"error": message}
+    if field is not None:
+        body["field"] = field
+    body.update(extra)
+    return body
+
+
+def _location(loc: tuple[Any, ...]) -> str:
+    """FastAPI's ``("query", "limit")`` / ``("body", "run", 0)`` as ``query.limit`` / ``body.run[0]``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+async def _headwater_error(request: Request, exc: Exception) -> JSONResponse:
+    if isinstance(exc, RequestError):
+        headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, AuthError) else None
+        return JSONResponse(error_body(str(exc), exc.field), exc.status_code, headers=headers)
+    if isinstance(exc, EventError):
+        return JSONResponse(error_body(str(exc), exc.field), 400)
+    if isinstance(exc, NotFoundError):
+        return JSONResponse(error_body(str(exc)), 404)
+    if isinstance(exc, StoreError):
+        logger.error("store failure on %s %s: %s", request.method, request.url.path, exc)
+        return JSONResponse(error_body(f"database unavailable: {exc}", retriable=True), 503)
+    return JSONResponse(error_body(str(exc)), 400)
+
+
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = exc.errors()
+    first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
+    field = _location(tuple(first.get("loc", ())))
+    return JSONResponse(error_body(f"{field}: {first.get('msg')}", field or None), 400)
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    return JSONResponse(error_body(str(exc.detail)), exc.status_code, headers=exc.headers)
+
+
+async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    # Last resort: a bug. Log it with the traceback; never leak internals to the client.
+    logger.exception("unhandled error on %s %s", request.method, request.url.path)
+    return JSONResponse(error_body("internal server error"), 500)
+
+
+def install_handlers(app: FastAPI) -> None:
+    """Register the JSON error handlers on ``app``."""
+    app.add_exception_handler(HeadwaterError, _headwater_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected)

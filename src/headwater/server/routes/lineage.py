@@ -1,0 +1,89 @@
+"""``POST /api/v1/lineage`` and ``POST /api/v1/lineage/batch``: OpenLineage ingestion.
+
+As the OpenLineage 2-0-2 HTTP spec (``OpenLineage.yml``) defines them: one
+RunEvent, DatasetEvent or JobEvent per POST, or a JSON array of them per batch.
+The batch answer reports each rejected event (``failed_events[{index, reason,
+retriable}]``) and stores the valid ones. Both accept ``Content-Encoding: gzip``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+
+from headwater.server.body import read_json_body
+from headwater.server.deps import WriteAccess, get_settings, get_store
+from headwater.server.handlers import RequestError, error_body
+from headwater.server.ingest import check_event, ingest_batch
+from headwater.server.schemas import (
+    LINEAGE_REQUEST_BODY,
+    BatchResponse,
+    ErrorResponse,
+    IngestResponse,
+)
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api/v1", tags=["lineage"])
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorResponse} for code in (400, 401, 413, 415, 503)
+}
+
+
+@router.post(
+    "/lineage",
+    dependencies=[WriteAccess],
+    response_model=IngestResponse,
+    responses=_ERRORS,
+    openapi_extra=LINEAGE_REQUEST_BODY,
+    summary="Record one OpenLineage event",
+)
+async def post_lineage(request: Request) -> JSONResponse:
+    payload = await read_json_body(request, get_settings(request).max_body_bytes)
+    if isinstance(payload, list):
+        raise RequestError(
+            "expected one event (a JSON object); POST arrays to /api/v1/lineage/batch",
+            field="body",
+        )
+    event = check_event(payload)
+    store = get_store(request)
+    (result,) = await run_in_threadpool(store.record_events, [event])
+    return JSONResponse(
+        {"status": "success", "eventHash": result.event_hash, "duplicate": result.duplicate}
+    )
+
+
+@router.post(
+    "/lineage/batch",
+    dependencies=[WriteAccess],
+    response_model=BatchResponse,
+    responses=_ERRORS,
+    summary="Record a batch of OpenLineage events",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "description": "A JSON array of OpenLineage 2-0-2 events; may be gzip-encoded.",
+            "content": {"application/json": {"schema": {"type": "array"}}},
+        }
+    },
+)
+async def post_lineage_batch(request: Request) -> JSONResponse:
+    payload = await read_json_body(request, get_settings(request).max_body_bytes)
+    if not isinstance(payload, list):
+        raise RequestError("expected a JSON array of events", field="body")
+    store = get_store(request)
+    outcome = await run_in_threadpool(ingest_batch, store, payload)
+    body = outcome.as_json()
+    if outcome.failed and not outcome.successful:
+        # Nothing usable at all: a client error, with the same per-event detail.
+        first = outcome.failed[0]
+        field = f"[{first.index}].{first.field}" if first.field else f"[{first.index}]"
+        return JSONResponse(
+            error_body(f"no valid event in the batch; first: {first.reason}", field, **body),
+            status_code=400,
+        )
+    return JSONResponse(body)
