@@ -167,6 +167,11 @@ def _split_parent_id(value: str | None, variable: str) -> tuple[str | None, str 
     return namespace, job_name, run_id
 
 
+def _java_regex(pattern: str) -> str:
+    """Accept Java's named groups ``(?<remove>…)`` (the jar's syntax) as Python's ``(?P<remove>…)``."""
+    return re.sub(r"\(\?<(?=[A-Za-z])", "(?P<", pattern)
+
+
 def _camel(segment: str) -> str:
     head, *tail = segment.lower().split("_")
     return head + "".join(part.capitalize() for part in tail)
@@ -365,10 +370,10 @@ class AgentConfig:
             env.get("OPENLINEAGE_ROOT_PARENT_ID"), "OPENLINEAGE_ROOT_PARENT_ID"
         )
 
+        # As in the listener: the defaults, plus the facets.disabled list, then each
+        # facets.<name>.disabled=true/false (which can also re-enable a default one).
         disabled_facets = set(DEFAULT_DISABLED_FACETS)
-        if conf("facets.disabled") is not None:
-            # The list replaces the default list, as in the listener.
-            disabled_facets = set(parse_list(conf("facets.disabled") or ""))
+        disabled_facets.update(parse_list(conf("facets.disabled") or ""))
         if conf("debugFacet") is not None:
             if conf("debugFacet") == "enabled":
                 disabled_facets.discard("debug")
@@ -389,7 +394,7 @@ class AgentConfig:
         pattern = conf("dataset.removePath.pattern")
         if pattern is not None:
             try:
-                remove_path_pattern = re.compile(pattern)
+                remove_path_pattern = re.compile(_java_regex(pattern))
             except re.error as exc:
                 logger.warning("dataset.removePath.pattern %r is not a regex (%s); ignored", pattern, exc)
 
