@@ -70,8 +70,16 @@ def lineage_server(*, offers_batch: bool = True) -> Iterator[LineageServer]:
                 self._answer(404)
                 return
             body = json.loads(raw)
+            if isinstance(body, dict) and body.get("reject"):
+                self._answer(400, b'{"error": "no eventTime"}')
+                return
+            accepted = (
+                [e for e in body if not (isinstance(e, dict) and e.get("reject"))]
+                if isinstance(body, list)
+                else body
+            )
             with lock:
-                state.requests.append(Received(self.path, dict(self.headers), body))
+                state.requests.append(Received(self.path, dict(self.headers), accepted))
             if isinstance(body, list):
                 failed = [
                     {"index": i, "reason": "no eventTime", "retriable": False}
