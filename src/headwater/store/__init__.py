@@ -1,0 +1,51 @@
+"""headwater's store: every OpenLineage event, kept in SQLite or PostgreSQL.
+
+All SQL in headwater lives in this package (SQLAlchemy Core; dialect
+differences in ``dialects``; Alembic chain in ``migrations``). Writers call
+:meth:`Store.record_events`; read queries use the tables in ``tables`` and the
+selects in ``queries``.
+
+Tables (``tables.py`` has every column)::
+
+    events            append-only raw log, one row per distinct event (sha256 of canonical JSON)
+    namespaces        every job and dataset namespace
+    sources           from dataSource facets (else one per dataset namespace)
+    datasets          (namespace, name); current fields/description/source/lifecycle/version
+    dataset_symlinks  symlinks facet identifiers of a dataset
+    fields            the current fields of each dataset (mirror of datasets.fields)
+    dataset_versions  one per (dataset, producing run), or per DatasetEvent; schema snapshot
+    jobs              (namespace, name); current job version
+    job_versions      job + sorted input/output node ids + source location
+    runs              one per runId: state, start/end, nominal times, parent, job version
+    run_inputs        run read dataset (version resolved at query time: queries.py)
+    run_outputs       run wrote dataset version
+    facets            latest facet per (kind, subject, run_uuid, name)
+    facet_history     every facet of every distinct event
+    column_lineage    source field -> target field edges, indexed both directions
+    tags, tag_assignments   tags facets on datasets, fields and jobs
+
+Order independence (the store is a function of the *set* of events):
+
+* The same event twice changes nothing: events are keyed by content hash.
+* Each column follows a merge rule (``merge.py``): earliest ``created_at``,
+  latest ``updated_at``, and "latest wins" values chosen by (event time, event
+  hash) — the hash breaks ties, so equal times give one answer.
+* Run state: terminal (COMPLETE/FAIL/ABORT) outranks START/RUNNING, which
+  outrank OTHER; within a rank the latest event time wins. A late RUNNING
+  never reopens a finished run.
+* Several producers' events for one run merge: inputs/outputs are unions,
+  facets are latest by event time per name.
+* Values derived from other rows (current schema, versions, job versions) are
+  recomputed from stored facts for what each batch touched (``derive.py``).
+* The version a run read is resolved at query time (``queries.py``): the
+  latest version produced strictly before the read's event time.
+
+All times are naive UTC (``eventTime`` without a zone is taken as UTC;
+nanoseconds are truncated to microseconds).
+"""
+
+from __future__ import annotations
+
+from headwater.store.store import RecordResult, Store
+
+__all__ = ["RecordResult", "Store"]

@@ -1,0 +1,74 @@
+"""Where SQLite and PostgreSQL differ: engines, upserts, session settings.
+
+Everything else in ``headwater.store`` is written once in SQLAlchemy Core.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+
+__all__ = ["WRITER_OPTION", "create_engine", "insert", "is_sqlite"]
+
+logger = logging.getLogger(__name__)
+
+# How long a SQLite connection waits for another process's write lock.
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+#: Execution option marking a connection that writes (see ``_configure_sqlite``).
+WRITER_OPTION = "headwater_writer"
+
+
+def is_sqlite(url: str | sa.URL) -> bool:
+    return sa.make_url(url).get_backend_name() == "sqlite"
+
+
+def create_engine(url: str) -> sa.Engine:
+    """An engine configured for headwater's write pattern on either database.
+
+    SQLite: WAL (readers never block the one writer), ``synchronous=NORMAL``
+    (durable at checkpoints, fast commits), foreign keys on, and transactions
+    begun by us with ``BEGIN IMMEDIATE`` so a writer takes the lock up front
+    instead of failing half-way with SQLITE_BUSY (writers only).
+    """
+    parsed = sa.make_url(url)
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        engine = sa.create_engine(parsed, connect_args={"check_same_thread": False})
+        _configure_sqlite(engine)
+        return engine
+    if backend == "postgresql":
+        return sa.create_engine(parsed, pool_pre_ping=True)
+    raise ValueError(f"unsupported database URL scheme {parsed.drivername!r}")
+
+
+def _configure_sqlite(engine: sa.Engine) -> None:
+    @sa.event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        # Let SQLAlchemy, not the sqlite3 module, decide when transactions begin.
+        dbapi_conn.isolation_level = None
+        cursor = dbapi_conn.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _on_begin(conn: sa.Connection) -> None:
+        # Writers take the write lock up front (BEGIN IMMEDIATE) rather than
+        # failing half-way with SQLITE_BUSY; readers stay deferred.
+        writer = conn.get_execution_options().get(WRITER_OPTION, False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")
+
+
+def insert(dialect_name: str, table: sa.Table) -> Any:
+    """The dialect's INSERT construct, which knows ON CONFLICT."""
+    if dialect_name == "sqlite":
+        return sqlite.insert(table)
+    if dialect_name == "postgresql":
+        return postgresql.insert(table)
+    raise ValueError(f"unsupported dialect {dialect_name!r}")

@@ -1,0 +1,334 @@
+"""Turn OpenLineage events into the facts the store keeps (pure Python, no SQL).
+
+:class:`Facts` gathers, for one batch, the rows every table should receive,
+keyed by natural keys (names, not surrogate ids) and already merged with the
+table's :class:`~headwater.store.merge.MergeRule`. The writer then resolves ids
+and upserts them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from headwater.errors import EventError
+from headwater.store import rules
+from headwater.store.merge import MergeRule, merge_into
+
+__all__ = ["Facts", "ParsedEvent", "dataset_node", "job_node", "parse_event", "run_node"]
+
+TERMINAL_STATES = frozenset({"COMPLETE", "FAIL", "ABORT"})
+ACTIVE_STATES = frozenset({"START", "RUNNING"})
+
+# Fixed namespace for headwater's name-based (uuid5) version ids.
+_VERSION_NS = uuid.UUID("6f1c2b1e-7a52-4d2e-9a3b-5b0f3c2a9e10")
+
+DatasetKey = tuple[str, str]
+
+
+def dataset_node(namespace: str, name: str) -> str:
+    return f"dataset:{namespace}:{name}"
+
+
+def job_node(namespace: str, name: str) -> str:
+    return f"job:{namespace}:{name}"
+
+
+def run_node(run_uuid: str) -> str:
+    return f"run:{run_uuid}"
+
+
+def field_node(namespace: str, name: str, field_name: str) -> str:
+    return f"datasetField:{namespace}:{name}:{field_name}"
+
+
+def dataset_version_uuid(namespace: str, name: str, producer: str) -> str:
+    """Deterministic version id: the same (dataset, producing run/event) -> the same uuid."""
+    return str(uuid.uuid5(_VERSION_NS, f"{namespace}\x00{name}\x00{producer}"))
+
+
+def canonical_json(event: Mapping[str, Any]) -> str:
+    return json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def parse_time(value: Any, where: str) -> datetime:
+    """OpenLineage time -> naive UTC datetime (no zone means UTC; ns truncated to µs)."""
+    if not isinstance(value, str):
+        raise EventError(f"{where} must be an ISO-8601 string", field=where)
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise EventError(f"{where} is not an ISO-8601 time: {value!r}", field=where) from exc
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
+    return parsed
+
+
+@dataclass(frozen=True)
+class ParsedEvent:
+    """The parts of one event the store indexes, plus its canonical JSON."""
+
+    event_hash: str
+    payload: str
+    event: Mapping[str, Any]
+    time: datetime
+    event_type: str | None
+    kind: str  # run | job | dataset
+    run_uuid: str | None
+    job: DatasetKey | None
+
+
+def parse_event(event: Mapping[str, Any]) -> ParsedEvent:
+    """Hash and classify one event; raise EventError naming a missing field."""
+    if not isinstance(event, Mapping):
+        raise EventError("event must be a JSON object", field="event")
+    payload = canonical_json(event)
+    digest = hashlib.sha256(payload.encode()).hexdigest()
+    time = parse_time(event.get("eventTime"), "eventTime")
+    event_type = event.get("eventType")
+    if event_type is not None and not isinstance(event_type, str):
+        raise EventError("eventType must be a string", field="eventType")
+    event_type = event_type.upper() if event_type else None
+    run_uuid = None
+    job = None
+    if "dataset" in event and "job" not in event:
+        kind = "dataset"
+        _dataset_key(event.get("dataset"), "dataset")
+    else:
+        job = _job_key(event.get("job"))
+        run = event.get("run")
+        if run is None:
+            kind = "job"
+        else:
+            kind = "run"
+            if not isinstance(run, Mapping) or not isinstance(run.get("runId"), str):
+                raise EventError("run.runId must be a string", field="run.runId")
+            run_uuid = run["runId"]
+    return ParsedEvent(digest, payload, event, time, event_type, kind, run_uuid, job)
+
+
+def _job_key(job: Any) -> DatasetKey:
+    if not isinstance(job, Mapping):
+        raise EventError("job must be an object", field="job")
+    for part in ("namespace", "name"):
+        if not isinstance(job.get(part), str):
+            raise EventError(f"job.{part} must be a string", field=f"job.{part}")
+    return (job["namespace"], job["name"])
+
+
+def _dataset_key(dataset: Any, where: str) -> DatasetKey:
+    if not isinstance(dataset, Mapping):
+        raise EventError(f"{where} must be an object", field=where)
+    for part in ("namespace", "name"):
+        if not isinstance(dataset.get(part), str):
+            raise EventError(f"{where}.{part} must be a string", field=f"{where}.{part}")
+    return (dataset["namespace"], dataset["name"])
+
+
+def _facets(container: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = container.get(key)
+    return value if isinstance(value, Mapping) else {}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+@dataclass
+class Facts:
+    """Rows for every table from a batch of new events, merged by natural key."""
+
+    rows: dict[str, dict[Any, dict[str, Any]]] = field(default_factory=dict)
+    touched_runs: set[str] = field(default_factory=set)
+    touched_jobs: set[DatasetKey] = field(default_factory=set)
+    touched_datasets: set[DatasetKey] = field(default_factory=set)
+    touched_versions: set[str] = field(default_factory=set)
+
+    def put(self, rule: MergeRule, key: Any, row: dict[str, Any]) -> None:
+        merge_into(self.rows.setdefault(rule.table.name, {}), key, row, rule)
+
+    def table_rows(self, rule: MergeRule) -> dict[Any, dict[str, Any]]:
+        return self.rows.get(rule.table.name, {})
+
+    # -- one event -----------------------------------------------------------------
+
+    def add(self, ev: ParsedEvent) -> None:
+        t, h = ev.time, ev.event_hash
+        event = ev.event
+        if ev.kind == "dataset":
+            dataset = event["dataset"]
+            key = self._dataset(_dataset_key(dataset, "dataset"), t)
+            version = dataset_version_uuid(key[0], key[1], f"event:{h}")
+            self._version(version, key, None, t)
+            self._dataset_facets(key, _facets(dataset, "facets"), version, ev)
+            return
+        assert ev.job is not None
+        job = ev.job
+        self._namespace(job[0], t)
+        self.put(rules.JOBS, job, {"namespace": job[0], "name": job[1], "created_at": t, "updated_at": t})
+        self.touched_jobs.add(job)
+        run_uuid = ev.run_uuid or ""
+        job_facets = _facets(event["job"], "facets")
+        self._facet_rows("job", job_node(*job), "", job_facets, ev)
+        self._tags(job_node(*job), job_facets.get("tags"), ev, None)
+        if ev.run_uuid is not None:
+            self._run(ev)
+            self._facet_rows("run", run_node(ev.run_uuid), "", _facets(event["run"], "facets"), ev)
+            location = job_facets.get("sourceCodeLocation")
+            if location is not None:
+                # Kept per run: it is part of the run's job version.
+                self._facet_rows("job", job_node(*job), ev.run_uuid, {"sourceCodeLocation": location}, ev)
+        for i, item in enumerate(event.get("inputs") or ()):
+            key = self._dataset(_dataset_key(item, f"inputs[{i}]"), t)
+            self._dataset_facets(key, _facets(item, "facets"), None, ev)
+            self._facet_rows("input", dataset_node(*key), run_uuid, _facets(item, "inputFacets"), ev)
+            if ev.run_uuid is not None:
+                self.put(rules.RUN_INPUTS, (ev.run_uuid, key),
+                         {"run_uuid": ev.run_uuid, "dataset": key, "created_at": t, "updated_at": t})
+        for i, item in enumerate(event.get("outputs") or ()):
+            key = self._dataset(_dataset_key(item, f"outputs[{i}]"), t)
+            version = None
+            if ev.run_uuid is not None:
+                version = dataset_version_uuid(key[0], key[1], f"run:{ev.run_uuid}")
+                self._version(version, key, ev.run_uuid, t)
+                self.put(rules.RUN_OUTPUTS, (ev.run_uuid, key),
+                         {"run_uuid": ev.run_uuid, "dataset": key, "dataset_version_uuid": version,
+                          "created_at": t, "updated_at": t})
+            self._dataset_facets(key, _facets(item, "facets"), version, ev)
+            self._facet_rows("output", dataset_node(*key), run_uuid, _facets(item, "outputFacets"), ev)
+
+    # -- pieces ----------------------------------------------------------------------
+
+    def _namespace(self, name: str, t: datetime) -> None:
+        self.put(rules.NAMESPACES, name, {"name": name, "created_at": t, "updated_at": t})
+
+    def _dataset(self, key: DatasetKey, t: datetime) -> DatasetKey:
+        self._namespace(key[0], t)
+        self.put(rules.DATASETS, key, {"namespace": key[0], "name": key[1], "created_at": t, "updated_at": t})
+        self.touched_datasets.add(key)
+        return key
+
+    def _version(self, version: str, key: DatasetKey, run_uuid: str | None, t: datetime) -> None:
+        self.put(rules.DATASET_VERSIONS, version,
+                 {"uuid": version, "dataset": key, "run_uuid": run_uuid, "created_at": t, "updated_at": t})
+        self.touched_versions.add(version)
+
+    def _run(self, ev: ParsedEvent) -> None:
+        assert ev.run_uuid is not None and ev.job is not None
+        state = ev.event_type
+        rank = 2 if state in TERMINAL_STATES else 1 if state in ACTIVE_STATES else 0
+        self.put(rules.RUNS, ev.run_uuid, {
+            "uuid": ev.run_uuid,
+            "job": ev.job,
+            "state": state if rank else None,
+            "state_rank": rank,
+            "state_time": ev.time,
+            "state_hash": ev.event_hash,
+            "ended_at": ev.time if rank == 2 else None,
+            "started_at": ev.time if state == "START" else None,
+            "created_at": ev.time,
+            "updated_at": ev.time,
+        })
+        self.touched_runs.add(ev.run_uuid)
+
+    def _facet_rows(self, kind: str, subject: str, run_uuid: str,
+                    facets: Mapping[str, Any], ev: ParsedEvent) -> None:
+        for name, payload in facets.items():
+            row = {"kind": kind, "subject": subject, "run_uuid": run_uuid, "name": name,
+                   "payload": payload, "event_time": ev.time, "event_hash": ev.event_hash}
+            self.put(rules.FACETS, (kind, subject, run_uuid, name), row)
+            self.put(rules.FACET_HISTORY, (kind, subject, run_uuid, name, ev.event_hash), dict(row))
+
+    def _dataset_facets(self, key: DatasetKey, facets: Mapping[str, Any],
+                        version: str | None, ev: ParsedEvent) -> None:
+        self._facet_rows("dataset", dataset_node(*key), "", facets, ev)
+        if version is not None:
+            self._facet_rows("dataset_version", version, "", facets, ev)
+        t, h = ev.time, ev.event_hash
+        source = facets.get("dataSource")
+        if isinstance(source, Mapping) and isinstance(source.get("name"), str):
+            self.put(rules.SOURCES, source["name"], {
+                "name": source["name"], "connection_url": _text(source.get("uri")),
+                "url_time": t, "url_hash": h, "created_at": t, "updated_at": t})
+        else:
+            self.put(rules.SOURCES, key[0], {
+                "name": key[0], "connection_url": key[0], "url_time": t, "url_hash": h,
+                "created_at": t, "updated_at": t})
+        symlinks = facets.get("symlinks")
+        if isinstance(symlinks, Mapping):
+            for ident in symlinks.get("identifiers") or ():
+                if isinstance(ident, Mapping) and isinstance(ident.get("namespace"), str) \
+                        and isinstance(ident.get("name"), str):
+                    self.put(rules.DATASET_SYMLINKS, (key, ident["namespace"], ident["name"]), {
+                        "dataset": key, "namespace": ident["namespace"], "name": ident["name"],
+                        "type": str(ident.get("type") or ""), "created_at": t, "updated_at": t})
+        self._column_lineage(key, facets.get("columnLineage"), ev)
+        self._tags(dataset_node(*key), facets.get("tags"), ev, key)
+        schema = facets.get("schema")
+        if isinstance(schema, Mapping):
+            for f in schema.get("fields") or ():
+                if isinstance(f, Mapping) and isinstance(f.get("name"), str) and f.get("tags"):
+                    self._tags(field_node(key[0], key[1], f["name"]), {"tags": f["tags"]}, ev, None)
+
+    def _column_lineage(self, target: DatasetKey, facet: Any, ev: ParsedEvent) -> None:
+        if not isinstance(facet, Mapping):
+            return
+        entries: list[tuple[str, Any, Mapping[str, Any]]] = []
+        fields = facet.get("fields")
+        if isinstance(fields, Mapping):
+            for target_field, spec in fields.items():
+                if isinstance(spec, Mapping):
+                    for source in spec.get("inputFields") or ():
+                        entries.append((target_field, source, spec))
+        for source in facet.get("dataset") or ():
+            entries.append(("", source, {}))
+        for target_field, source, spec in entries:
+            if not isinstance(source, Mapping) or not isinstance(source.get("field"), str):
+                continue
+            try:
+                source_key = self._dataset(_dataset_key(source, "columnLineage.inputFields"), ev.time)
+            except EventError:
+                continue  # a malformed edge is dropped, the event is kept
+            transformations = source.get("transformations")
+            if not transformations:
+                # Pre-1.x facets describe the transformation on the target field.
+                transformations = [{"type": spec.get("transformationType"),
+                                    "description": spec.get("transformationDescription")}]
+            for tr in transformations:
+                if not isinstance(tr, Mapping):
+                    continue
+                key = (target, target_field, source_key, source["field"],
+                       str(tr.get("type") or ""), str(tr.get("subtype") or ""))
+                masking = tr.get("masking")
+                self.put(rules.COLUMN_LINEAGE, key, {
+                    "target": target, "target_field": target_field,
+                    "source": source_key, "source_field": source["field"],
+                    "transformation_type": key[4], "transformation_subtype": key[5],
+                    "description": _text(tr.get("description")),
+                    "masking": masking if isinstance(masking, bool) else None,
+                    "run_uuid": ev.run_uuid, "edge_time": ev.time, "edge_hash": ev.event_hash,
+                    "created_at": ev.time, "updated_at": ev.time})
+
+    def _tags(self, subject: str, facet: Any, ev: ParsedEvent, dataset: DatasetKey | None) -> None:
+        if not isinstance(facet, Mapping):
+            return
+        t, h = ev.time, ev.event_hash
+        for tag in facet.get("tags") or ():
+            if isinstance(tag, str):
+                tag = {"key": tag}
+            if not isinstance(tag, Mapping) or not isinstance(tag.get("key"), str):
+                continue
+            target = subject
+            if dataset is not None and isinstance(tag.get("field"), str):
+                target = field_node(dataset[0], dataset[1], tag["field"])
+            name = tag["key"]
+            self.put(rules.TAGS, name, {"name": name, "created_at": t, "updated_at": t})
+            self.put(rules.TAG_ASSIGNMENTS, (name, target), {
+                "tag": name, "subject": target, "value": _text(tag.get("value")),
+                "source": _text(tag.get("source")), "tag_time": t, "tag_hash": h,
+                "created_at": t, "updated_at": t})

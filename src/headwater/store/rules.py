@@ -1,0 +1,73 @@
+"""The merge rule of every table the write path upserts (see ``merge``)."""
+
+from __future__ import annotations
+
+from headwater.store import tables as t
+from headwater.store.merge import MergeRule
+
+__all__ = [
+    "COLUMN_LINEAGE",
+    "DATASETS",
+    "DATASET_SYMLINKS",
+    "DATASET_VERSIONS",
+    "FACETS",
+    "FACET_HISTORY",
+    "JOBS",
+    "NAMESPACES",
+    "RUNS",
+    "RUN_INPUTS",
+    "RUN_OUTPUTS",
+    "SOURCES",
+    "TAGS",
+    "TAG_ASSIGNMENTS",
+]
+
+NAMESPACES = MergeRule(t.namespaces, ("name",))
+SOURCES = MergeRule(t.sources, ("name",), guard=("url_time", "url_hash"), guarded=("connection_url",))
+DATASETS = MergeRule(t.datasets, ("namespace_id", "name"))
+# A symlink's type is the smallest seen: any fixed choice is order-independent.
+DATASET_SYMLINKS = MergeRule(
+    t.dataset_symlinks, ("dataset_id", "namespace", "name"), least=("created_at", "type")
+)
+JOBS = MergeRule(t.jobs, ("namespace_id", "name"))
+RUNS = MergeRule(
+    t.runs,
+    ("uuid",),
+    least=("created_at", "started_at"),
+    guard=("state_rank", "state_time", "state_hash"),
+    guarded=("state", "ended_at"),
+)
+DATASET_VERSIONS = MergeRule(t.dataset_versions, ("uuid",))
+RUN_INPUTS = MergeRule(t.run_inputs, ("run_uuid", "dataset_id"))
+RUN_OUTPUTS = MergeRule(t.run_outputs, ("run_uuid", "dataset_id"))
+FACETS = MergeRule(
+    t.facets,
+    ("kind", "subject", "run_uuid", "name"),
+    least=(),
+    greatest=(),
+    guard=("event_time", "event_hash"),
+    guarded=("payload",),
+)
+FACET_HISTORY = MergeRule(
+    t.facet_history, ("kind", "subject", "run_uuid", "name", "event_hash"), least=(), greatest=()
+)
+COLUMN_LINEAGE = MergeRule(
+    t.column_lineage,
+    (
+        "target_dataset_id",
+        "target_field",
+        "source_dataset_id",
+        "source_field",
+        "transformation_type",
+        "transformation_subtype",
+    ),
+    guard=("edge_time", "edge_hash"),
+    guarded=("description", "masking", "run_uuid"),
+)
+TAGS = MergeRule(t.tags, ("name",))
+TAG_ASSIGNMENTS = MergeRule(
+    t.tag_assignments,
+    ("tag_id", "subject"),
+    guard=("tag_time", "tag_hash"),
+    guarded=("value", "source"),
+)

@@ -1,0 +1,176 @@
+"""The :class:`Store`: headwater's write path into SQLite or PostgreSQL.
+
+Concurrency: any number of threads may call :meth:`Store.record_events`.
+Callers queue their batches; whichever caller holds the write lock drains the
+queue and writes everything queued in *one* transaction (group commit), so
+16 single-event callers cost about one commit, not 16. If that combined
+transaction fails, each queued call is retried alone so one bad call cannot
+fail its neighbours, and every call stays all-or-nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.exc import SQLAlchemyError
+
+from headwater.errors import HeadwaterError, StoreError
+from headwater.store import dialects
+from headwater.store import tables as t
+from headwater.store.extract import ParsedEvent, parse_event
+from headwater.store.writer import Writer
+
+__all__ = ["RecordResult", "Store"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    """The outcome of recording one event."""
+
+    event_hash: str  # sha256 of the event's canonical JSON (sorted keys, no spaces)
+    duplicate: bool  # True if this exact event was already stored (or earlier in the call)
+
+
+@dataclass(eq=False)
+class _Pending:
+    """One caller's batch waiting for the writer."""
+
+    parsed: list[ParsedEvent]
+    done: threading.Event = field(default_factory=threading.Event)
+    results: list[RecordResult] | None = None
+    error: BaseException | None = None
+
+
+class Store:
+    """headwater's database: open with :meth:`open`, write with :meth:`record_events`."""
+
+    def __init__(self, engine: sa.Engine) -> None:
+        self.engine = engine
+        self.dialect = engine.dialect.name
+        self._writer = Writer(self.dialect)
+        self._write_lock = threading.Lock()
+        self._queue_lock = threading.Lock()
+        self._queue: list[_Pending] = []
+
+    @classmethod
+    def open(cls, url: str, *, migrate: bool = True) -> Store:
+        """Connect to ``url`` (``sqlite:///path`` or ``postgresql+psycopg://…``).
+
+        With ``migrate`` (the default) the schema is upgraded to the newest
+        revision first; without it, a database at another revision is refused.
+        """
+        from headwater.store import migrate as migrations
+
+        try:
+            engine = dialects.create_engine(url)
+        except (ValueError, SQLAlchemyError) as exc:
+            raise StoreError(f"cannot open database {url!r}: {exc}") from exc
+        try:
+            if migrate:
+                migrations.upgrade(engine)
+            else:
+                migrations.check_current(engine)
+        except SQLAlchemyError as exc:
+            engine.dispose()
+            raise StoreError(f"cannot migrate database: {exc}") from exc
+        except HeadwaterError:
+            engine.dispose()
+            raise
+        return cls(engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # -- writing -------------------------------------------------------------------
+
+    def record_events(self, events: Sequence[Mapping[str, Any]]) -> list[RecordResult]:
+        """Store ``events`` (one transaction for the call); duplicates change nothing.
+
+        Raises :class:`~headwater.errors.EventError` for an event the store
+        cannot index (before anything is written) and
+        :class:`~headwater.errors.StoreError` when the database fails.
+        """
+        parsed = [parse_event(event) for event in events]
+        if not parsed:
+            return []
+        pending = _Pending(parsed)
+        with self._queue_lock:
+            self._queue.append(pending)
+        with self._write_lock:
+            if not pending.done.is_set():
+                with self._queue_lock:
+                    group, self._queue = self._queue, []
+                self._write_group(group)
+        if pending.error is not None:
+            raise pending.error
+        assert pending.results is not None
+        return pending.results
+
+    def _write_group(self, group: list[_Pending]) -> None:
+        try:
+            try:
+                self._write_transaction(group)
+            except Exception as exc:
+                if len(group) == 1:
+                    group[0].error = exc
+                    return
+                logger.warning("group commit of %d calls failed (%s); retrying each alone",
+                               len(group), exc)
+                for pending in group:
+                    try:
+                        self._write_transaction([pending])
+                    except Exception as single:
+                        pending.error = single
+        finally:
+            for pending in group:
+                pending.done.set()
+
+    def _write_transaction(self, group: list[_Pending]) -> None:
+        everything = [ev for pending in group for ev in pending.parsed]
+        try:
+            with self.engine.connect() as conn:
+                conn = conn.execution_options(**{dialects.WRITER_OPTION: True})
+                with conn.begin():
+                    new = self._writer.write(conn, everything)
+        except SQLAlchemyError as exc:
+            self._writer.rollback()
+            raise StoreError(f"database write failed: {exc.__class__.__name__}: {exc}") from exc
+        except BaseException:
+            self._writer.rollback()
+            raise
+        self._writer.commit()
+        # The first occurrence of a new hash is the one that stored it.
+        for pending in group:
+            results = []
+            for ev in pending.parsed:
+                fresh = ev.event_hash in new
+                new.discard(ev.event_hash)
+                results.append(RecordResult(ev.event_hash, duplicate=not fresh))
+            pending.results = results
+
+    # -- reading -------------------------------------------------------------------
+
+    def counts(self) -> dict[str, int]:
+        """Rows per table, keyed by table name."""
+        try:
+            with self.engine.connect() as conn:
+                return {
+                    table.name: int(conn.scalar(sa.select(sa.func.count()).select_from(table)) or 0)
+                    for table in t.metadata.sorted_tables
+                }
+        except SQLAlchemyError as exc:
+            raise StoreError(f"database read failed: {exc}") from exc
+

@@ -1,0 +1,320 @@
+"""The store's tables, as SQLAlchemy Core metadata (the single source of truth).
+
+The Alembic chain in ``migrations/`` must produce exactly this schema; a test
+compares them. Conventions, so read queries can rely on them:
+
+* Every time is a naive ``DateTime`` in UTC, taken from OpenLineage
+  ``eventTime`` (never from the wall clock, except ``events.received_at``).
+* ``created_at``/``updated_at`` on a derived row are the earliest/latest event
+  time that mentioned it, so they do not depend on arrival order.
+* Run identity is the OpenLineage ``runId`` (``runs.uuid``); tables that point at
+  a run carry ``run_uuid`` rather than a surrogate id.
+* Facets live in ``facets`` (latest per subject and name) and
+  ``facet_history`` (every facet of every distinct event). ``subject`` is a
+  headwater node id (``dataset:{ns}:{name}``, ``job:{ns}:{name}``,
+  ``run:{uuid}``) or, for ``kind='dataset_version'``, the version's uuid.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+__all__ = [
+    "FACET_KINDS",
+    "column_lineage",
+    "dataset_symlinks",
+    "dataset_versions",
+    "datasets",
+    "events",
+    "facet_history",
+    "facets",
+    "fields",
+    "job_versions",
+    "jobs",
+    "metadata",
+    "namespaces",
+    "run_inputs",
+    "run_outputs",
+    "runs",
+    "sources",
+    "tag_assignments",
+    "tags",
+]
+
+#: Values of ``facets.kind``: run/job/dataset facets, a dataset version's facets as
+#: written by its run, and the per-run ``inputFacets``/``outputFacets``.
+FACET_KINDS = ("dataset", "dataset_version", "input", "job", "output", "run")
+
+# JSON on both databases; JSONB on PostgreSQL so read queries can index into it.
+JSONType = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+
+metadata = sa.MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+
+def _times() -> list[sa.Column[object]]:
+    return [
+        sa.Column("created_at", sa.DateTime(), nullable=False),
+        sa.Column("updated_at", sa.DateTime(), nullable=False),
+    ]
+
+
+# Append-only raw log: the canonical JSON of every distinct event ever received.
+events = sa.Table(
+    "events",
+    metadata,
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), primary_key=True),
+    sa.Column("event_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("event_time", sa.DateTime(), nullable=False, index=True),
+    sa.Column("event_type", sa.String(16), nullable=True),
+    sa.Column("kind", sa.String(8), nullable=False),  # run | job | dataset
+    sa.Column("run_uuid", sa.String(64), nullable=True, index=True),
+    sa.Column("job_namespace", sa.Text(), nullable=True),
+    sa.Column("job_name", sa.Text(), nullable=True),
+    sa.Column("payload", sa.Text(), nullable=False),  # canonical JSON the hash is taken of
+    sa.Column("received_at", sa.DateTime(), nullable=False),
+)
+
+namespaces = sa.Table(
+    "namespaces",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("name", sa.Text(), nullable=False, unique=True),
+    *_times(),
+)
+
+# From the ``dataSource`` dataset facet; a dataset without one belongs to a
+# source named after its namespace (as Marquez does).
+sources = sa.Table(
+    "sources",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("name", sa.Text(), nullable=False, unique=True),
+    sa.Column("connection_url", sa.Text(), nullable=True),
+    sa.Column("url_time", sa.DateTime(), nullable=False),
+    sa.Column("url_hash", sa.String(64), nullable=False),
+    *_times(),
+)
+
+datasets = sa.Table(
+    "datasets",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("namespace_id", sa.ForeignKey("namespaces.id"), nullable=False),
+    sa.Column("name", sa.Text(), nullable=False),
+    # Derived from the latest facets (see ``facets``) after every write.
+    sa.Column("source_name", sa.Text(), nullable=True),
+    sa.Column("description", sa.Text(), nullable=True),
+    sa.Column("fields", JSONType, nullable=True),  # schema facet ``fields`` as sent
+    sa.Column("lifecycle_state", sa.String(32), nullable=True),
+    sa.Column("current_version_uuid", sa.String(36), nullable=True),
+    *_times(),
+    sa.UniqueConstraint("namespace_id", "name"),
+)
+
+dataset_symlinks = sa.Table(
+    "dataset_symlinks",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("dataset_id", sa.ForeignKey("datasets.id"), nullable=False),
+    sa.Column("namespace", sa.Text(), nullable=False),
+    sa.Column("name", sa.Text(), nullable=False),
+    sa.Column("type", sa.String(64), nullable=False),
+    *_times(),
+    sa.UniqueConstraint("dataset_id", "namespace", "name"),
+    sa.Index("ix_dataset_symlinks_namespace_name", "namespace", "name"),
+)
+
+# Current fields of each dataset: a function of ``datasets.fields``.
+fields = sa.Table(
+    "fields",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("dataset_id", sa.ForeignKey("datasets.id"), nullable=False),
+    sa.Column("name", sa.Text(), nullable=False),
+    sa.Column("type", sa.Text(), nullable=True),
+    sa.Column("description", sa.Text(), nullable=True),
+    sa.Column("position", sa.Integer(), nullable=False),
+    sa.UniqueConstraint("dataset_id", "name"),
+)
+
+jobs = sa.Table(
+    "jobs",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("namespace_id", sa.ForeignKey("namespaces.id"), nullable=False),
+    sa.Column("name", sa.Text(), nullable=False),
+    # The job version of the job's latest run (by run created_at, then uuid).
+    sa.Column("current_version_uuid", sa.String(36), nullable=True),
+    *_times(),
+    sa.UniqueConstraint("namespace_id", "name"),
+)
+
+# A job version is the job plus the sorted input and output dataset node ids
+# and source-code location of a run; runs with the same shape share it.
+job_versions = sa.Table(
+    "job_versions",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("uuid", sa.String(36), nullable=False, unique=True),
+    sa.Column("job_id", sa.ForeignKey("jobs.id"), nullable=False, index=True),
+    sa.Column("location", sa.Text(), nullable=True),
+    sa.Column("inputs", JSONType, nullable=False),
+    sa.Column("outputs", JSONType, nullable=False),
+    *_times(),
+)
+
+runs = sa.Table(
+    "runs",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("uuid", sa.String(64), nullable=False, unique=True),
+    sa.Column("job_id", sa.ForeignKey("jobs.id"), nullable=False, index=True),
+    sa.Column("job_version_uuid", sa.String(36), nullable=True, index=True),
+    # State = the winner among the run's events by (state_rank, state_time,
+    # state_hash): rank 2 terminal (COMPLETE/FAIL/ABORT), 1 START/RUNNING,
+    # 0 OTHER or no eventType. So a terminal state is never reopened.
+    sa.Column("state", sa.String(16), nullable=True),
+    sa.Column("state_rank", sa.SmallInteger(), nullable=False),
+    sa.Column("state_time", sa.DateTime(), nullable=False),
+    sa.Column("state_hash", sa.String(64), nullable=False),
+    sa.Column("started_at", sa.DateTime(), nullable=True),  # earliest START
+    sa.Column("ended_at", sa.DateTime(), nullable=True),  # time of the terminal state
+    sa.Column("nominal_start_time", sa.DateTime(), nullable=True),
+    sa.Column("nominal_end_time", sa.DateTime(), nullable=True),
+    sa.Column("parent_run_uuid", sa.String(64), nullable=True, index=True),
+    *_times(),
+)
+
+# A dataset version per (dataset, producing run); a DatasetEvent makes a
+# version of its own (run_uuid NULL). ``created_at`` is the version's time: the
+# latest event time of the producing run that lists it as an output.
+dataset_versions = sa.Table(
+    "dataset_versions",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("uuid", sa.String(36), nullable=False, unique=True),
+    sa.Column("dataset_id", sa.ForeignKey("datasets.id"), nullable=False),
+    sa.Column("run_uuid", sa.String(64), nullable=True, index=True),
+    sa.Column("fields", JSONType, nullable=True),
+    sa.Column("lifecycle_state", sa.String(32), nullable=True),
+    *_times(),
+    sa.Index("ix_dataset_versions_dataset_id_created_at", "dataset_id", "created_at"),
+)
+
+# What a run read. The version it read is not stored: it is the latest version
+# of the dataset created strictly before ``created_at`` (the earliest event of
+# the run listing the input) by another run -- see ``queries.run_input_versions``.
+run_inputs = sa.Table(
+    "run_inputs",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("run_uuid", sa.String(64), nullable=False),
+    sa.Column("dataset_id", sa.ForeignKey("datasets.id"), nullable=False, index=True),
+    *_times(),
+    sa.UniqueConstraint("run_uuid", "dataset_id"),
+)
+
+run_outputs = sa.Table(
+    "run_outputs",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("run_uuid", sa.String(64), nullable=False),
+    sa.Column("dataset_id", sa.ForeignKey("datasets.id"), nullable=False, index=True),
+    sa.Column("dataset_version_uuid", sa.String(36), nullable=False),
+    *_times(),
+    sa.UniqueConstraint("run_uuid", "dataset_id"),
+)
+
+
+def _facet_columns() -> list[sa.Column[object]]:
+    return [
+        sa.Column("id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), primary_key=True),
+        sa.Column("kind", sa.String(16), nullable=False),
+        sa.Column("subject", sa.Text(), nullable=False),
+        sa.Column("run_uuid", sa.String(64), nullable=False),  # '' unless input/output/job-in-run
+        sa.Column("name", sa.Text(), nullable=False),
+        sa.Column("payload", JSONType, nullable=False),
+        sa.Column("event_time", sa.DateTime(), nullable=False),
+        sa.Column("event_hash", sa.String(64), nullable=False),
+    ]
+
+
+# Latest facet per (kind, subject, run_uuid, name) by (event_time, event_hash).
+facets = sa.Table(
+    "facets",
+    metadata,
+    *_facet_columns(),
+    sa.UniqueConstraint("kind", "subject", "run_uuid", "name"),
+)
+
+facet_history = sa.Table(
+    "facet_history",
+    metadata,
+    *_facet_columns(),
+    sa.UniqueConstraint("kind", "subject", "run_uuid", "name", "event_hash"),
+)
+
+# Column-level lineage from the ``columnLineage`` facet: one edge per source
+# field, target field and transformation. ``target_field`` is '' for the
+# facet's dataset-level ``dataset`` entries (they affect every field).
+column_lineage = sa.Table(
+    "column_lineage",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("source_dataset_id", sa.ForeignKey("datasets.id"), nullable=False),
+    sa.Column("source_field", sa.Text(), nullable=False),
+    sa.Column("target_dataset_id", sa.ForeignKey("datasets.id"), nullable=False),
+    sa.Column("target_field", sa.Text(), nullable=False),
+    sa.Column("transformation_type", sa.String(32), nullable=False),  # '' if not given
+    sa.Column("transformation_subtype", sa.String(64), nullable=False),
+    # The latest assertion of the edge (by edge_time, edge_hash) supplies these.
+    sa.Column("description", sa.Text(), nullable=True),
+    sa.Column("masking", sa.Boolean(), nullable=True),
+    sa.Column("run_uuid", sa.String(64), nullable=True),
+    sa.Column("edge_time", sa.DateTime(), nullable=False),
+    sa.Column("edge_hash", sa.String(64), nullable=False),
+    *_times(),
+    sa.UniqueConstraint(
+        "target_dataset_id",
+        "target_field",
+        "source_dataset_id",
+        "source_field",
+        "transformation_type",
+        "transformation_subtype",
+    ),
+    sa.Index("ix_column_lineage_source", "source_dataset_id", "source_field"),
+)
+
+tags = sa.Table(
+    "tags",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("name", sa.Text(), nullable=False, unique=True),
+    sa.Column("description", sa.Text(), nullable=True),
+    *_times(),
+)
+
+# A tag on a node id (dataset, datasetField, job); from ``tags`` facets
+# ({key, value, source}) and schema field ``tags``.
+tag_assignments = sa.Table(
+    "tag_assignments",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("tag_id", sa.ForeignKey("tags.id"), nullable=False),
+    sa.Column("subject", sa.Text(), nullable=False),
+    sa.Column("value", sa.Text(), nullable=True),
+    sa.Column("source", sa.Text(), nullable=True),
+    sa.Column("tag_time", sa.DateTime(), nullable=False),
+    sa.Column("tag_hash", sa.String(64), nullable=False),
+    *_times(),
+    sa.UniqueConstraint("tag_id", "subject"),
+    sa.Index("ix_tag_assignments_subject", "subject"),
+)

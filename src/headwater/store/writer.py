@@ -1,0 +1,212 @@
+"""One batch of events -> rows in every table, inside the caller's transaction.
+
+The steps, each a handful of ``executemany`` statements per batch:
+
+1. drop events already stored (content hash) and append the rest to ``events``;
+2. gather the facts of the new events (:class:`~headwater.store.extract.Facts`);
+3. resolve surrogate ids of namespaces, datasets, jobs and tags (cached);
+4. upsert every fact table with its merge rule;
+5. re-derive, for the datasets, versions and runs the batch touched, the
+   columns that are functions of stored facts (``derive``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from headwater.store import derive, dialects, rules
+from headwater.store import tables as t
+from headwater.store.extract import DatasetKey, Facts, ParsedEvent
+from headwater.store.merge import MergeRule, upsert_statement
+
+__all__ = ["IdCache", "Writer", "chunks"]
+
+logger = logging.getLogger(__name__)
+
+# Bound on bound parameters per IN-list (SQLite allows 32,766 per statement).
+CHUNK = 900
+
+
+def chunks(items: Iterable[Any], size: int = CHUNK) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+class IdCache:
+    """Natural key -> surrogate id, with staged entries kept until commit.
+
+    Ids learnt inside a transaction are only published by :meth:`commit`, so a
+    rolled-back insert never leaves an id that does not exist.
+    """
+
+    def __init__(self) -> None:
+        self._ids: dict[Any, int] = {}
+        self._staged: dict[Any, int] = {}
+
+    def get(self, key: Any) -> int | None:
+        found = self._ids.get(key)
+        return found if found is not None else self._staged.get(key)
+
+    def stage(self, key: Any, value: int) -> None:
+        self._staged[key] = value
+
+    def commit(self) -> None:
+        self._ids.update(self._staged)
+        self._staged.clear()
+
+    def rollback(self) -> None:
+        self._staged.clear()
+
+
+class Writer:
+    """Writes batches for one database; holds statements and id caches."""
+
+    def __init__(self, dialect_name: str) -> None:
+        self.dialect = dialect_name
+        self.namespace_ids = IdCache()
+        self.dataset_ids = IdCache()
+        self.job_ids = IdCache()
+        self.tag_ids = IdCache()
+        self._caches = (self.namespace_ids, self.dataset_ids, self.job_ids, self.tag_ids)
+        self._upserts: dict[str, sa.Insert] = {}
+        self._insert_event = _insert_ignore(dialect_name, t.events)
+
+    def commit(self) -> None:
+        for cache in self._caches:
+            cache.commit()
+
+    def rollback(self) -> None:
+        for cache in self._caches:
+            cache.rollback()
+
+    def _upsert(self, conn: sa.Connection, rule: MergeRule, rows: Sequence[dict[str, Any]]) -> None:
+        if not rows:
+            return
+        stmt = self._upserts.get(rule.table.name)
+        if stmt is None:
+            stmt = self._upserts[rule.table.name] = upsert_statement(rule, self.dialect)
+        conn.execute(stmt, list(rows))
+
+    # -- the batch -------------------------------------------------------------------
+
+    def write(self, conn: sa.Connection, parsed: Sequence[ParsedEvent]) -> set[str]:
+        """Store the events of ``parsed`` not stored yet; return their hashes."""
+        unique: dict[str, ParsedEvent] = {}
+        for ev in parsed:
+            unique.setdefault(ev.event_hash, ev)
+        existing: set[str] = set()
+        for part in chunks(unique):
+            existing.update(conn.scalars(sa.select(t.events.c.event_hash)
+                                         .where(t.events.c.event_hash.in_(part))))
+        new = [ev for h, ev in unique.items() if h not in existing]
+        if not new:
+            return set()
+        received = datetime.now(UTC).replace(tzinfo=None)
+        conn.execute(self._insert_event, [
+            {"event_hash": ev.event_hash, "event_time": ev.time, "event_type": ev.event_type,
+             "kind": ev.kind, "run_uuid": ev.run_uuid,
+             "job_namespace": ev.job[0] if ev.job else None,
+             "job_name": ev.job[1] if ev.job else None,
+             "payload": ev.payload, "received_at": received}
+            for ev in new])
+        facts = Facts()
+        for ev in new:
+            facts.add(ev)
+        self._write_facts(conn, facts)
+        derive.after_batch(conn, self, facts)
+        return {ev.event_hash for ev in new}
+
+    def _write_facts(self, conn: sa.Connection, facts: Facts) -> None:
+        namespaces = facts.table_rows(rules.NAMESPACES)
+        self._upsert(conn, rules.NAMESPACES, list(namespaces.values()))
+        self._resolve(conn, self.namespace_ids, namespaces.keys(),
+                      sa.select(t.namespaces.c.id, t.namespaces.c.name), t.namespaces.c.name,
+                      lambda row: row.name)
+        self._upsert(conn, rules.SOURCES, list(facts.table_rows(rules.SOURCES).values()))
+
+        datasets = facts.table_rows(rules.DATASETS)
+        self._upsert(conn, rules.DATASETS, [
+            {"namespace_id": self.namespace_ids.get(k[0]), "name": k[1],
+             "created_at": r["created_at"], "updated_at": r["updated_at"]}
+            for k, r in datasets.items()])
+        self._resolve_named(conn, self.dataset_ids, t.datasets, datasets.keys())
+
+        jobs = facts.table_rows(rules.JOBS)
+        self._upsert(conn, rules.JOBS, [
+            {"namespace_id": self.namespace_ids.get(k[0]), "name": k[1],
+             "created_at": r["created_at"], "updated_at": r["updated_at"]}
+            for k, r in jobs.items()])
+        self._resolve_named(conn, self.job_ids, t.jobs, jobs.keys())
+
+        tags = facts.table_rows(rules.TAGS)
+        self._upsert(conn, rules.TAGS, list(tags.values()))
+        self._resolve(conn, self.tag_ids, tags.keys(), sa.select(t.tags.c.id, t.tags.c.name),
+                      t.tags.c.name, lambda row: row.name)
+
+        ds = self.dataset_ids.get
+        self._upsert(conn, rules.RUNS, [
+            _replace(r, "job", "job_id", self.job_ids.get(r["job"]))
+            for r in facts.table_rows(rules.RUNS).values()])
+        self._upsert(conn, rules.DATASET_VERSIONS, [
+            _replace(r, "dataset", "dataset_id", ds(r["dataset"]))
+            for r in facts.table_rows(rules.DATASET_VERSIONS).values()])
+        for rule in (rules.RUN_INPUTS, rules.RUN_OUTPUTS, rules.DATASET_SYMLINKS):
+            self._upsert(conn, rule, [
+                _replace(r, "dataset", "dataset_id", ds(r["dataset"]))
+                for r in facts.table_rows(rule).values()])
+        self._upsert(conn, rules.COLUMN_LINEAGE, [
+            _replace(_replace(r, "target", "target_dataset_id", ds(r["target"])),
+                     "source", "source_dataset_id", ds(r["source"]))
+            for r in facts.table_rows(rules.COLUMN_LINEAGE).values()])
+        self._upsert(conn, rules.TAG_ASSIGNMENTS, [
+            _replace(r, "tag", "tag_id", self.tag_ids.get(r["tag"]))
+            for r in facts.table_rows(rules.TAG_ASSIGNMENTS).values()])
+        self._upsert(conn, rules.FACETS, list(facts.table_rows(rules.FACETS).values()))
+        self._upsert(conn, rules.FACET_HISTORY, list(facts.table_rows(rules.FACET_HISTORY).values()))
+
+    # -- ids ---------------------------------------------------------------------------
+
+    def _resolve(self, conn: sa.Connection, cache: IdCache, keys: Iterable[Any],
+                 query: sa.Select[Any], column: Any, key_of: Any) -> None:
+        missing = [k for k in keys if cache.get(k) is None]
+        for part in chunks(missing):
+            for row in conn.execute(query.where(column.in_(part))):
+                cache.stage(key_of(row), row.id)
+
+    def _resolve_named(self, conn: sa.Connection, cache: IdCache, table: sa.Table,
+                       keys: Iterable[DatasetKey]) -> None:
+        """Resolve (namespace, name) keys of ``datasets`` or ``jobs``."""
+        missing = [k for k in keys if cache.get(k) is None]
+        by_namespace: dict[int, list[str]] = {}
+        for namespace, name in missing:
+            ns_id = self.namespace_ids.get(namespace)
+            assert ns_id is not None
+            by_namespace.setdefault(ns_id, []).append(name)
+        reverse = {self.namespace_ids.get(k[0]): k[0] for k in missing}
+        for ns_id, names in by_namespace.items():
+            for part in chunks(names):
+                query = sa.select(table.c.id, table.c.name).where(
+                    table.c.namespace_id == ns_id, table.c.name.in_(part))
+                for row in conn.execute(query):
+                    cache.stage((reverse[ns_id], row.name), row.id)
+
+
+def _replace(row: dict[str, Any], old: str, new: str, value: Any) -> dict[str, Any]:
+    out = {k: v for k, v in row.items() if k != old}
+    out[new] = value
+    return out
+
+
+def _insert_ignore(dialect_name: str, table: sa.Table) -> Any:
+    return dialects.insert(dialect_name, table).on_conflict_do_nothing()

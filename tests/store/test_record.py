@@ -1,0 +1,157 @@
+"""Store.record_events: what each kind of event leaves behind, on both databases."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from headwater.errors import EventError
+from headwater.store import Store, tables as t
+from headwater.store.queries import run_input_versions
+from tests.store.builders import column_lineage, dataset, facet, run_event
+from tests.store.conftest import marquez_events
+
+RUN = "3f5e83fa-3480-44ff-99c5-ff943904e5e8"
+
+
+def rows(store: Store, query: sa.Select) -> list[sa.Row]:  # type: ignore[type-arg]
+    with store.engine.connect() as conn:
+        return list(conn.execute(query))
+
+
+def test_marquez_fixture_events_are_stored_once(store: Store) -> None:
+    events = [event for _, event in marquez_events()]
+    assert len(events) >= 15
+    first = store.record_events(events)
+    assert all(not r.duplicate for r in first)
+    counts = store.counts()
+    assert counts["events"] == len(events)
+    again = store.record_events(events)
+    assert [r.event_hash for r in again] == [r.event_hash for r in first]
+    assert all(r.duplicate for r in again)
+    assert store.counts() == counts
+
+
+def test_duplicate_inside_one_call_is_reported_as_duplicate(store: Store) -> None:
+    event = run_event("START", "2024-01-01T00:00:00Z", RUN)
+    results = store.record_events([event, dict(event)])
+    assert [r.duplicate for r in results] == [False, True]
+    assert store.counts()["events"] == 1
+
+
+def test_event_times_without_zone_or_with_nanoseconds(store: Store) -> None:
+    store.record_events([
+        run_event("START", "2024-01-01T10:00:00", RUN),
+        run_event("COMPLETE", "2024-01-01T12:30:00.123456789+02:00", RUN),
+    ])
+    (run,) = rows(store, sa.select(t.runs))
+    assert run.started_at.isoformat() == "2024-01-01T10:00:00"
+    assert run.ended_at.isoformat() == "2024-01-01T10:30:00.123456"
+    assert run.state == "COMPLETE"
+
+
+def test_terminal_state_wins_whatever_the_arrival_order(store: Store) -> None:
+    store.record_events([run_event("COMPLETE", "2024-01-01T00:05:00Z", RUN)])
+    store.record_events([run_event("RUNNING", "2024-01-01T00:09:00Z", RUN)])
+    store.record_events([run_event("START", "2024-01-01T00:00:00Z", RUN)])
+    store.record_events([run_event("OTHER", "2024-01-01T00:10:00Z", RUN)])
+    (run,) = rows(store, sa.select(t.runs))
+    assert (run.state, run.ended_at.minute, run.started_at.minute) == ("COMPLETE", 5, 0)
+    assert run.created_at.minute == 0 and run.updated_at.minute == 10
+
+
+def test_latest_active_state_by_event_time(store: Store) -> None:
+    store.record_events([run_event("RUNNING", "2024-01-01T00:05:00Z", RUN)])
+    store.record_events([run_event("START", "2024-01-01T00:00:00Z", RUN)])
+    (run,) = rows(store, sa.select(t.runs.c.state, t.runs.c.ended_at))
+    assert tuple(run) == ("RUNNING", None)
+
+
+def test_producers_merge_inputs_outputs_and_facets(store: Store) -> None:
+    a = run_event("START", "2024-01-01T00:00:00Z", RUN, inputs=[dataset("s3://b", "in1")],
+                  run_facets={"custom": facet(v=1)}, producer="p1")
+    b = run_event("RUNNING", "2024-01-01T00:01:00Z", RUN, inputs=[dataset("s3://b", "in2")],
+                  outputs=[dataset("s3://b", "out")], run_facets={"custom": facet(v=2, extra={"k": 1})},
+                  producer="p2")
+    store.record_events([b])
+    store.record_events([a])
+    assert store.counts()["run_inputs"] == 2 and store.counts()["run_outputs"] == 1
+    (custom,) = rows(store, sa.select(t.facets.c.payload).where(
+        t.facets.c.kind == "run", t.facets.c.name == "custom"))
+    assert custom.payload["v"] == 2 and custom.payload["extra"] == {"k": 1}
+    history = rows(store, sa.select(t.facet_history).where(t.facet_history.c.name == "custom"))
+    assert len(history) == 2
+
+
+def test_input_reads_latest_version_before_the_read(store: Store) -> None:
+    writer1, writer2, reader = (f"00000000-0000-0000-0000-00000000000{i}" for i in (1, 2, 3))
+    out = dataset("file", "/data/x", [("a", "int")])
+    # Arrival order: reader, newer write, older write.
+    store.record_events([run_event("START", "2024-01-01T02:00:00Z", reader, job="read",
+                                   inputs=[dataset("file", "/data/x")])])
+    store.record_events([run_event("COMPLETE", "2024-01-01T03:00:00Z", writer2, job="write",
+                                   outputs=[dataset("file", "/data/x", [("a", "int"), ("b", "int")])])])
+    store.record_events([run_event("COMPLETE", "2024-01-01T01:00:00Z", writer1, job="write",
+                                   outputs=[out])])
+    (read,) = rows(store, run_input_versions().where(t.run_inputs.c.run_uuid == reader))
+    (version,) = rows(store, sa.select(t.dataset_versions).where(
+        t.dataset_versions.c.uuid == read.dataset_version_uuid))
+    assert version.run_uuid == writer1
+    assert [f["name"] for f in version.fields] == ["a"]
+    (ds,) = rows(store, sa.select(t.datasets))
+    assert [f["name"] for f in ds.fields] == ["a", "b"]
+    assert [r.name for r in rows(store, sa.select(t.fields.c.name).order_by(t.fields.c.position))] \
+        == ["a", "b"]
+
+
+def test_column_lineage_edges(store: Store) -> None:
+    out = dataset("file", "/out", [("id", "int")],
+                  columnLineage=column_lineage({"id": [("file", "/in", "key")]}))
+    store.record_events([run_event("COMPLETE", "2024-01-01T00:00:00Z", RUN,
+                                   inputs=[dataset("file", "/in")], outputs=[out])])
+    d_src, d_tgt = t.datasets.alias("s"), t.datasets.alias("g")
+    query = (sa.select(d_src.c.name, t.column_lineage.c.source_field, d_tgt.c.name.label("target"),
+                       t.column_lineage.c.target_field, t.column_lineage.c.transformation_type)
+             .join(d_src, d_src.c.id == t.column_lineage.c.source_dataset_id)
+             .join(d_tgt, d_tgt.c.id == t.column_lineage.c.target_dataset_id))
+    assert [tuple(r) for r in rows(store, query)] == [("/in", "key", "/out", "id", "DIRECT")]
+
+
+def test_symlinks_tags_and_sources(store: Store) -> None:
+    out = dataset("hdfs://nn:8020", "/warehouse/t", [("id", "int")],
+                  symlinks=facet(identifiers=[{"namespace": "hive://ms:9083", "name": "db.t",
+                                               "type": "TABLE"}]),
+                  dataSource=facet(name="warehouse", uri="hdfs://nn:8020"),
+                  tags=facet(tags=[{"key": "pii", "value": "true", "source": "CONFIG"}]))
+    store.record_events([run_event("COMPLETE", "2024-01-01T00:00:00Z", RUN, outputs=[out])])
+    (link,) = rows(store, sa.select(t.dataset_symlinks))
+    assert (link.namespace, link.name, link.type) == ("hive://ms:9083", "db.t", "TABLE")
+    (ds,) = rows(store, sa.select(t.datasets))
+    assert ds.source_name == "warehouse"
+    (tag,) = rows(store, sa.select(t.tag_assignments.c.subject, t.tag_assignments.c.value))
+    assert tuple(tag) == ("dataset:hdfs://nn:8020:/warehouse/t", "true")
+
+
+def test_job_versions_follow_the_runs_shape(store: Store) -> None:
+    second = "11111111-0000-0000-0000-000000000000"
+    store.record_events([run_event("START", "2024-01-01T00:00:00Z", RUN,
+                                   inputs=[dataset("file", "/in")])])
+    store.record_events([run_event("COMPLETE", "2024-01-01T00:01:00Z", RUN,
+                                   inputs=[dataset("file", "/in")], outputs=[dataset("file", "/o")])])
+    store.record_events([run_event("COMPLETE", "2024-01-02T00:01:00Z", second,
+                                   inputs=[dataset("file", "/in")], outputs=[dataset("file", "/o")])])
+    (version,) = rows(store, sa.select(t.job_versions))  # the START-only shape was replaced
+    assert version.inputs == ["dataset:file:/in"] and version.outputs == ["dataset:file:/o"]
+    (job,) = rows(store, sa.select(t.jobs))
+    assert job.current_version_uuid == version.uuid
+
+
+def test_bad_event_names_the_field_and_writes_nothing(store: Store) -> None:
+    good = run_event("START", "2024-01-01T00:00:00Z", RUN)
+    bad = run_event("START", "yesterday", RUN)
+    try:
+        store.record_events([good, bad])
+    except EventError as exc:
+        assert exc.field == "eventTime"
+    else:
+        raise AssertionError("bad eventTime accepted")
+    assert store.counts()["events"] == 0
