@@ -1,0 +1,239 @@
+"""headwater's PySpark agent: OpenLineage events from Spark's own plans.
+
+>>> agent = headwater.agent.attach(spark)   # doctest: +SKIP
+>>> ...                                     # run the job
+>>> agent.close(timeout=5.0)                # or let interpreter exit do it
+
+:func:`attach` is idempotent per SparkSession and never raises: on any problem
+it logs and returns a disabled :class:`Agent`. The agent registers a py4j
+``QueryExecutionListener`` (:mod:`.listener`), emits the application run's
+START at once and its COMPLETE (or FAIL, when the interpreter exits on an
+exception) at :meth:`Agent.close` / exit, and one child run per action.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import sys
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from headwater import __version__
+
+__all__ = ["Agent", "attach"]
+
+logger = logging.getLogger(__name__)
+
+_registry: dict[int, Agent] = {}
+_registry_lock = threading.Lock()
+
+
+class Agent:
+    """An attached (or disabled) agent; :meth:`close` ends the application run."""
+
+    def __init__(self) -> None:
+        self.enabled = False
+        self.config: Any = None
+        self.emitter: Any = None
+        self.model: Any = None
+        self._listener: Any = None
+        self._worker: Any = None
+        self._jsession: Any = None
+        self._key: int | None = None
+        self._closed = False
+        self._lock = threading.Lock()
+        self._context: dict[str, Any] = {}
+        self._log_once: Any = None
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def _start(self, spark: Any, config: Any, emitter: Any) -> None:
+        from pyspark.java_gateway import ensure_callback_server_started
+
+        from headwater.agent.listener import ActionListener, CaptureWorker, LogOnce
+        from headwater.agent.run_model import RunModel
+
+        self.config = config
+        self.emitter = emitter
+        self._jsession = spark._jsparkSession
+        self._log_once = LogOnce()
+        self._context = _session_context(spark)
+        self.model = RunModel(config, spark.sparkContext.appName, spark.version, __version__)
+        self._worker = CaptureWorker(self._handle, self._log_once)
+        metrics = getattr(emitter, "metrics", None)
+        record = getattr(metrics, "record_capture", None)
+        gateway = spark.sparkContext._gateway
+        ensure_callback_server_started(gateway)
+        self._listener = ActionListener(
+            self._jsession,
+            gateway.jvm,
+            self._worker.submit,
+            self._log_once,
+            capture_read_only=bool(getattr(config, "capture_read_only_actions", False)),
+            record_seconds=record,
+        )
+        self._jsession.listenerManager().register(self._listener)
+        _register_exit_hook()
+        self.enabled = True
+        self.emitter.emit(self.model.application_event("START"))
+
+    def _handle(self, capture: Any) -> None:
+        from headwater.agent.actions import action_events
+        from headwater.agent.visitors import VisitContext
+
+        ctx = VisitContext(
+            capture=capture.plan,
+            tables=capture.tables,
+            warehouse_uri=self._context.get("warehouse_uri"),
+            table_namespace=self._context.get("table_namespace"),
+            remove_path=getattr(self.config, "remove_path_pattern", None),
+        )
+        events = action_events(capture, self.model, ctx, self._context.get("catalog_impl", "hive"))
+        for event in events:
+            self.emitter.emit(event)
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until every captured action's events reached the emitter and were sent."""
+        if not self.enabled:
+            return True
+        try:
+            # Actions reach the listener through Spark's asynchronous listener bus.
+            self._jsession.sparkContext().listenerBus().waitUntilEmpty(int(timeout * 1000))
+        except Exception:
+            logger.debug("could not wait for the listener bus", exc_info=True)
+        drained = self._worker.drain(timeout)
+        flush = getattr(self.emitter, "flush", None)
+        return bool(drained and (flush(timeout) if flush is not None else True))
+
+    def close(self, timeout: float = 5.0, error: BaseException | None = None) -> None:
+        """Unregister, finish queued captures, emit the application COMPLETE/FAIL, close the emitter."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        if not self.enabled:
+            return
+        try:
+            self._listener.active = False
+            try:
+                self._jsession.listenerManager().unregister(self._listener)
+            except Exception:
+                logger.debug("listener already gone", exc_info=True)
+            self._worker.stop(timeout)
+            if error is None:
+                self.emitter.emit(self.model.application_event("COMPLETE"))
+            else:
+                self.emitter.emit(
+                    self.model.application_event("FAIL", (repr(error), None))
+                )
+            self.emitter.close(timeout)
+        except Exception as exc:
+            logger.warning("headwater agent: close failed: %r", exc)
+        finally:
+            with _registry_lock:
+                if self._key is not None and _registry.get(self._key) is self:
+                    del _registry[self._key]
+
+
+def attach(
+    spark: Any,
+    *,
+    config: Any = None,
+    emitter: Any = None,
+    env: Mapping[str, str] | None = None,
+) -> Agent:
+    """Attach the agent to ``spark`` (idempotent per SparkSession); never raises.
+
+    ``config`` (an ``AgentConfig``) defaults to the session's ``spark.openlineage.*``
+    keys and the ``OPENLINEAGE_*`` environment; ``emitter`` defaults to the one
+    that configuration asks for.
+    """
+    try:
+        key = int(spark._jsparkSession.hashCode())
+    except Exception as exc:
+        logger.warning("headwater agent: not a usable SparkSession (%r); lineage is off", exc)
+        return Agent()
+    with _registry_lock:
+        existing = _registry.get(key)
+        if existing is not None:
+            return existing
+        agent = Agent()
+        agent._key = key
+        _registry[key] = agent
+    try:
+        if config is None:
+            from headwater.agent.config import AgentConfig
+
+            conf = dict(spark.sparkContext.getConf().getAll())
+            config = AgentConfig.from_sources(conf, os.environ if env is None else env)
+        if getattr(config, "disabled", False):
+            logger.info("headwater agent disabled by configuration")
+            return agent
+        if emitter is None:
+            from headwater.agent.emitter import build_emitter
+
+            emitter = build_emitter(config)
+        agent._start(spark, config, emitter)
+    except Exception as exc:
+        logger.warning("headwater agent: attach failed, lineage is off: %r", exc, exc_info=exc)
+        agent.enabled = False
+    return agent
+
+
+def _session_context(spark: Any) -> dict[str, Any]:
+    """Warehouse URI, catalog implementation and table namespace of the session."""
+    conf = spark.conf
+    warehouse = conf.get("spark.sql.warehouse.dir", None)
+    if warehouse and warehouse.startswith("/"):
+        warehouse = "file:" + warehouse
+    catalog_impl = conf.get("spark.sql.catalogImplementation", "in-memory")
+    table_namespace = None
+    try:
+        uris = spark.sparkContext._jsc.hadoopConfiguration().get("hive.metastore.uris")
+        uris = uris or conf.get("spark.hadoop.hive.metastore.uris", None)
+        if uris:
+            first = str(uris).split(",")[0].strip()
+            table_namespace = "hive://" + first.split("://", 1)[-1].rstrip("/")
+    except Exception:
+        logger.debug("no metastore URI", exc_info=True)
+    return {
+        "warehouse_uri": warehouse.rstrip("/") if warehouse else None,
+        "catalog_impl": catalog_impl,
+        "table_namespace": table_namespace or (warehouse.rstrip("/") if warehouse else None),
+    }
+
+
+_exit_error: list[BaseException] = []
+_previous_excepthook = sys.excepthook
+
+
+def _record_exit_error(kind: type[BaseException], value: BaseException, tb: Any) -> None:
+    # An uncaught exception ends the interpreter: the application run FAILs.
+    _exit_error.append(value)
+    _previous_excepthook(kind, value, tb)
+
+
+sys.excepthook = _record_exit_error
+
+
+def _close_all_at_exit() -> None:
+    error = _exit_error[0] if _exit_error else None
+    for agent in list(_registry.values()):
+        agent.close(5.0, error=error)
+
+
+_exit_hook_registered = False
+
+
+def _register_exit_hook() -> None:
+    # Registered at the first attach, after the emitter module registered its own
+    # exit hook: atexit runs last-in first-out, so the application COMPLETE is
+    # emitted before the emitters close.
+    global _exit_hook_registered
+    with _registry_lock:
+        if not _exit_hook_registered:
+            atexit.register(_close_all_at_exit)
+            _exit_hook_registered = True

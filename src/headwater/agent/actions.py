@@ -1,0 +1,143 @@
+"""One Spark action -> its START and COMPLETE/FAIL events.
+
+The listener thread fills an :class:`ActionCapture` with plain data (the plan
+tree, JVM facts, catalog facts, metrics); :func:`action_events` turns it into
+events on the agent's worker thread, or in a unit test from recorded fixtures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from headwater.agent.columns import column_lineage
+from headwater.agent.jvm import PlanCapture
+from headwater.agent.run_model import RunModel, iso_time, uuid7
+from headwater.agent.visitors import VisitContext, visit_plan
+from headwater.agent.visitors.base import Visited
+from headwater.events import facets as F
+from headwater.events.model import PRODUCER, SCHEMA_URL
+
+__all__ = ["READ_ONLY_ROOTS", "ActionCapture", "action_events", "is_read_only"]
+
+#: Plan roots of actions that only read (``collect``, ``count``, ``show``) or
+#: change nothing lineage cares about; the listener emits nothing for them.
+READ_ONLY_ROOTS = frozenset(
+    {
+        "Project",
+        "Aggregate",
+        "LocalRelation",
+        "ShowTables",
+        "CreateNamespace",
+        "SetCatalogAndNamespace",
+        "CreateDatabaseCommand",
+        "CreateViewCommand",
+        "CreateTempViewUsing",
+        "ShowTablesCommand",
+        "ShowNamespaces",
+        "SetCommand",
+        "DescribeTableCommand",
+        "DescribeRelation",
+        "CacheTableCommand",
+        "CacheTable",
+        "UncacheTable",
+    }
+)
+
+
+def is_read_only(root_class: str) -> bool:
+    """Whether an action whose optimized plan root is ``root_class`` is skipped by default."""
+    return root_class in READ_ONLY_ROOTS
+
+
+@dataclass
+class ActionCapture:
+    """Everything about one action, as plain Python values."""
+
+    func_name: str
+    plan: PlanCapture
+    tables: dict[str, dict[str, Any]] = field(default_factory=dict)
+    executed: dict[str, Any] = field(default_factory=dict)
+    start_time: float = 0.0
+    end_time: float = 0.0
+    sql: str | None = None
+    error: tuple[str, str | None] | None = None
+
+
+def _catalog_args(ctx: VisitContext, catalog_impl: str) -> dict[str, Any]:
+    type_ = "hive" if catalog_impl == "hive" else "in_memory"
+    return {
+        "name": "spark_catalog",
+        "framework": type_,
+        "type": type_,
+        "warehouse_uri": ctx.warehouse_uri,
+    }
+
+
+def action_events(
+    capture: ActionCapture,
+    model: RunModel,
+    ctx: VisitContext,
+    catalog_impl: str = "hive",
+) -> list[dict[str, Any]]:
+    """START and COMPLETE (or FAIL) events of one action."""
+    visited: Visited = visit_plan(ctx)
+    enabled = model.enabled
+    catalog = _catalog_args(ctx, catalog_impl)
+    leaves: dict[int, tuple[str, str, str]] = {}
+    for ds in visited.inputs:
+        for expr_id, column in ds.attributes.items():
+            leaves[expr_id] = (ds.namespace, ds.name, column)
+
+    from headwater.agent.facets import input_dataset_json, output_dataset_json
+
+    inputs = [input_dataset_json(ds, enabled, catalog) for ds in visited.inputs]
+    outputs = []
+    for ds in visited.outputs:
+        lineage = None
+        if ds.query is not None and ds.fields and enabled("columnLineage"):
+            lineage = column_lineage(
+                ds.query,
+                [name for name, _, _ in ds.fields],
+                leaves,
+                dataset_lineage=bool(getattr(model.config, "dataset_lineage_enabled", False)),
+            )
+        outputs.append(output_dataset_json(ds, enabled, catalog, lineage, capture.executed))
+
+    job_name = model.action_job_name(capture.executed.get("node_name"), visited.job_suffix)
+    run_id = uuid7(int(capture.start_time * 1000) if capture.start_time else None)
+    run_facets = model.action_run_facets()
+    job = {
+        "namespace": model.namespace,
+        "name": job_name,
+        "facets": model.job_facets("JOB", capture.sql),
+    }
+
+    def event(event_type: str, when: float, extra_run: dict[str, Any], with_stats: bool) -> dict:
+        outs = outputs if with_stats else [_without_stats(o) for o in outputs]
+        return {
+            "eventType": event_type,
+            "eventTime": iso_time(when),
+            "producer": PRODUCER,
+            "schemaURL": SCHEMA_URL,
+            "run": {"runId": run_id, "facets": {**run_facets, **extra_run}},
+            "job": job,
+            "inputs": inputs,
+            "outputs": outs,
+        }
+
+    start = event("START", capture.start_time or capture.end_time, {}, with_stats=False)
+    if capture.error is not None:
+        extra = {}
+        if enabled("errorMessage"):
+            extra["errorMessage"] = F.error_message_facet(capture.error[0], capture.error[1])
+        end = event("FAIL", capture.end_time, extra, with_stats=False)
+    else:
+        end = event("COMPLETE", capture.end_time, {}, with_stats=True)
+    return [start, end]
+
+
+def _without_stats(output: dict[str, Any]) -> dict[str, Any]:
+    if "outputFacets" not in output:
+        return output
+    return {k: v for k, v in output.items() if k != "outputFacets"}

@@ -1,0 +1,66 @@
+"""Captured datasets -> OpenLineage dataset JSON with their facets.
+
+Which facets: ``schema`` (nested fields), ``dataSource``, ``symlinks`` and
+``catalog`` for catalog tables, ``lifecycleStateChange`` for DDL and overwrites,
+``columnLineage`` on outputs, ``outputStatistics`` from Spark's write metrics.
+Facets the configuration disables (``spark.openlineage.facets.<name>.disabled``)
+are left out here, in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from headwater.agent.visitors import CapturedDataset
+from headwater.events import facets as F
+
+__all__ = ["input_dataset_json", "output_dataset_json"]
+
+Enabled = Callable[[str], bool]
+
+
+def _common(ds: CapturedDataset, enabled: Enabled, catalog: Mapping[str, Any] | None) -> dict[str, Any]:
+    facets: dict[str, Any] = {}
+    if enabled("dataSource"):
+        facets["dataSource"] = F.data_source_facet(ds.namespace)
+    if ds.fields and enabled("schema"):
+        facets["schema"] = F.schema_facet(ds.fields)
+    if ds.symlinks and enabled("symlinks"):
+        facets["symlinks"] = F.symlinks_facet(ds.symlinks)
+    if catalog is not None and ds.is_table and enabled("catalog"):
+        facets["catalog"] = F.catalog_facet(**catalog)
+    if ds.lifecycle and enabled("lifecycleStateChange"):
+        facets["lifecycleStateChange"] = F.lifecycle_state_change_facet(ds.lifecycle, ds.previous)
+    return facets
+
+
+def input_dataset_json(
+    ds: CapturedDataset, enabled: Enabled, catalog: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """An ``InputDataset`` object."""
+    return {"namespace": ds.namespace, "name": ds.name, "facets": _common(ds, enabled, catalog)}
+
+
+def output_dataset_json(
+    ds: CapturedDataset,
+    enabled: Enabled,
+    catalog: Mapping[str, Any] | None = None,
+    lineage: tuple[Mapping[str, Sequence[Mapping[str, Any]]], Sequence[Mapping[str, Any]]]
+    | None = None,
+    statistics: Mapping[str, int] | None = None,
+) -> dict[str, Any]:
+    """An ``OutputDataset`` object; ``lineage`` is ``(fields, dataset)`` of columnLineage."""
+    facets = _common(ds, enabled, catalog)
+    if lineage is not None and (lineage[0] or lineage[1]) and enabled("columnLineage"):
+        facets["columnLineage"] = F.column_lineage_facet(lineage[0], lineage[1])
+    out: dict[str, Any] = {"namespace": ds.namespace, "name": ds.name, "facets": facets}
+    if statistics and enabled("outputStatistics"):
+        out["outputFacets"] = {
+            "outputStatistics": F.output_statistics_facet(
+                statistics.get("numOutputRows"),
+                statistics.get("numOutputBytes"),
+                statistics.get("numFiles"),
+            )
+        }
+    return out

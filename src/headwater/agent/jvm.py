@@ -1,0 +1,304 @@
+"""The few facts a plan's JSON leaves ``null``, fetched over py4j.
+
+Runs on Spark's listener-bus thread while the ``QueryExecution`` is live, so it
+asks only for what the visitors need, on only the nodes that need it (each
+py4j call costs ~0.3-0.5 ms). Everything returned is plain Python, so the rest
+of the capture runs on the agent's worker thread and in unit tests without a
+JVM. Every look-up is guarded: a missing fact means a less complete event, never
+an exception into the job.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from headwater.agent.plan import PlanNode, parse_plan
+
+__all__ = ["JvmFacts", "PlanCapture", "capture_plan", "executed_plan_facts", "resolve"]
+
+logger = logging.getLogger(__name__)
+
+#: node.key -> facts for that node (plain values only).
+JvmFacts = dict[str, dict[str, Any]]
+
+
+class PlanCapture:
+    """A plan tree plus the JVM facts for its nodes."""
+
+    def __init__(self, tree: PlanNode, facts: JvmFacts) -> None:
+        self.tree = tree
+        self.facts = facts
+
+    def facts_for(self, node: PlanNode) -> dict[str, Any]:
+        return self.facts.get(node.key, {})
+
+    def to_json(self) -> dict[str, Any]:
+        """A recordable form (used for golden fixtures)."""
+        return {"facts": self.facts}
+
+
+def resolve(root: Any, path: tuple[tuple[str, Any], ...], cache: dict[tuple, Any]) -> Any:
+    """The JVM object at ``path`` below ``root``; prefixes are cached in ``cache``."""
+    current = root
+    for depth in range(len(path)):
+        prefix = path[: depth + 1]
+        if prefix in cache:
+            current = cache[prefix]
+            continue
+        kind, value = path[depth]
+        if kind == "child":
+            current = current.children().apply(value)
+        elif kind == "field":
+            current = getattr(current, value)()
+        elif kind == "cached":
+            current = current.cacheBuilder().logicalPlan()
+        else:  # pragma: no cover - paths are built by parse_plan/capture_plan only
+            raise ValueError(f"unknown path step {kind!r}")
+        cache[prefix] = current
+    return current
+
+
+def _option(value: Any) -> Any:
+    """Unwrap a Scala Option (``None`` when empty)."""
+    if value is None:
+        return None
+    try:
+        return value.get() if value.isDefined() else None
+    except Exception:  # not an Option
+        return value
+
+
+def _relation_facts(node: Any) -> dict[str, Any]:
+    facts: dict[str, Any] = {}
+    table = _option(node.catalogTable())
+    if table is not None:
+        facts["location"] = _table_location(table)
+    relation = node.relation()
+    facts["relation_class"] = relation.getClass().getName()
+    if facts["relation_class"].endswith("HadoopFsRelation"):
+        roots = relation.location().rootPaths()
+        facts["root_paths"] = [str(roots.apply(i).toString()) for i in range(roots.size())]
+        facts["file_format"] = str(relation.fileFormat().toString())
+    elif "JDBC" in facts["relation_class"]:
+        options = relation.jdbcOptions()
+        facts["jdbc_url"] = str(options.url())
+        facts["jdbc_table"] = str(options.tableOrQuery())
+    return facts
+
+
+def _table_location(table: Any) -> str | None:
+    try:
+        return str(table.location().toString()) or None
+    except Exception:
+        return None
+
+
+def _query_schema(node: Any) -> dict[str, Any]:
+    """The schema of the rows a write command writes (names and types JSON lacks)."""
+    try:
+        return {"query_schema": json.loads(node.query().schema().json())}
+    except Exception:
+        logger.debug("no query schema", exc_info=True)
+        return {}
+
+
+def _insert_fs_facts(node: Any) -> dict[str, Any]:
+    return {
+        "output_path": str(node.outputPath().toString()),
+        "mode": str(node.mode().toString()),
+        "file_format": str(node.fileFormat().toString()),
+        **_query_schema(node),
+    }
+
+
+def _hive_relation_facts(node: Any) -> dict[str, Any]:
+    return {"location": _table_location(node.tableMeta())}
+
+
+def _insert_hive_facts(node: Any) -> dict[str, Any]:
+    return {
+        "location": _table_location(node.table()),
+        "overwrite": bool(node.overwrite()),
+        **_query_schema(node),
+    }
+
+
+def _save_into_datasource_facts(node: Any) -> dict[str, Any]:
+    options = node.options()
+    keys = options.keys().toSeq()
+    return {
+        "options": {str(keys.apply(i)): str(options.apply(keys.apply(i))) for i in range(keys.size())},
+        "mode": str(node.mode().toString()),
+        "data_source": str(node.dataSource().getClass().getName()),
+        **_query_schema(node),
+    }
+
+
+def _insert_dir_facts(node: Any) -> dict[str, Any]:
+    storage = node.storage()
+    location = _option(storage.locationUri())
+    return {
+        "location": str(location.toString()) if location is not None else None,
+        "overwrite": bool(node.overwrite()),
+        **_query_schema(node),
+    }
+
+
+def _resolved_identifier_facts(node: Any) -> dict[str, Any]:
+    ident = node.identifier()
+    namespace = list(ident.namespace())
+    return {"namespace": [str(n) for n in namespace], "table": str(ident.name())}
+
+
+def _logical_rdd_facts(node: Any) -> dict[str, Any]:
+    return {"input_paths": rdd_input_paths(node.rdd())}
+
+
+def rdd_input_paths(rdd: Any, limit: int = 200) -> list[str]:
+    """Files or directories an RDD reads, found by walking its dependencies.
+
+    ``HadoopRDD`` names its input directories in its job conf; a ``FileScanRDD``
+    names each file, and the directory holding them is the dataset (as the
+    OpenLineage listener reports it).
+    """
+    paths: list[str] = []
+    seen: set[int] = set()
+    stack = [rdd]
+    while stack and len(seen) < limit:
+        current = stack.pop()
+        ident = int(current.id())
+        if ident in seen:
+            continue
+        seen.add(ident)
+        class_name = str(current.getClass().getName())
+        if class_name.endswith("HadoopRDD"):
+            conf = current.getJobConf()
+            dirs = conf.get("mapreduce.input.fileinputformat.inputdir")
+            if dirs:
+                paths.extend(str(d) for d in str(dirs).split(","))
+        elif class_name.endswith("FileScanRDD"):
+            partitions = current.filePartitions()
+            for i in range(partitions.size()):
+                files = partitions.apply(i).files()
+                for j in range(len(files)):
+                    file_path = str(files[j].filePath().toString())
+                    paths.append(file_path.rsplit("/", 1)[0])
+        dependencies = current.dependencies()
+        for i in range(dependencies.size()):
+            stack.append(dependencies.apply(i).rdd())
+    unique: list[str] = []
+    for path in paths:
+        if path not in unique:
+            unique.append(path)
+    return unique
+
+
+# Plan class -> the look-up that fills its facts.
+_LOOKUPS: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "LogicalRelation": _relation_facts,
+    "HiveTableRelation": _hive_relation_facts,
+    "InsertIntoHadoopFsRelationCommand": _insert_fs_facts,
+    "InsertIntoHiveTable": _insert_hive_facts,
+    "SaveIntoDataSourceCommand": _save_into_datasource_facts,
+    "InsertIntoDataSourceDirCommand": _insert_dir_facts,
+    "InsertIntoHiveDirCommand": _insert_dir_facts,
+    "ResolvedIdentifier": _resolved_identifier_facts,
+    "LogicalRDD": _logical_rdd_facts,
+    "CreateDataSourceTableAsSelectCommand": _query_schema,
+    "CreateHiveTableAsSelectCommand": _query_schema,
+    "OptimizedCreateHiveTableAsSelectCommand": _query_schema,
+}
+
+
+def capture_plan(jplan: Any, max_cached_depth: int = 8) -> PlanCapture:
+    """Serialise ``jplan`` once, then fetch JVM facts for the nodes that need them.
+
+    Cached relations (``InMemoryRelation``) are followed to the plan that filled
+    the cache, which becomes the node's ``cached`` inner plan.
+    """
+    tree = parse_plan(json.loads(jplan.toJSON()))
+    facts: JvmFacts = {}
+    cache: dict[tuple, Any] = {}
+    pending = [tree]
+    depth = 0
+    while pending and depth <= max_cached_depth:
+        next_round: list[PlanNode] = []
+        for subtree in pending:
+            for node in list(subtree.walk()):
+                if node.cls == "InMemoryRelation" and "cached" not in node.inner:
+                    try:
+                        cached = resolve(jplan, (*node.path, ("cached", None)), cache)
+                        inner = parse_plan(
+                            json.loads(cached.toJSON()), (*node.path, ("cached", None))
+                        )
+                        node.inner["cached"] = inner
+                        next_round.append(inner)
+                    except Exception:
+                        logger.debug("could not follow cached relation %s", node.key, exc_info=True)
+                    continue
+                lookup = _LOOKUPS.get(node.cls)
+                if lookup is None:
+                    continue
+                try:
+                    facts[node.key] = lookup(resolve(jplan, node.path, cache))
+                except Exception:
+                    logger.debug("JVM look-up failed for %s at %s", node.cls, node.key, exc_info=True)
+        pending = next_round
+        depth += 1
+    return PlanCapture(tree, facts)
+
+
+def executed_plan_facts(qe: Any) -> dict[str, Any]:
+    """Job-name node and write metrics from the executed (physical) plan."""
+    facts: dict[str, Any] = {}
+    plan = qe.executedPlan()
+    name = str(plan.nodeName())
+    if name.startswith("WholeStageCodegen"):
+        plan = plan.child()
+        name = str(plan.nodeName())
+    facts["node_name"] = name
+    if str(plan.getClass().getName()).endswith("DataWritingCommandExec"):
+        metrics = plan.cmd().metrics()
+        for key in ("numOutputRows", "numOutputBytes", "numFiles"):
+            metric = _option(metrics.get(key))
+            if metric is not None:
+                facts[key] = int(metric.value())
+    return facts
+
+
+class CatalogLookup:
+    """Table metadata from the session catalog, by ``db.table`` name.
+
+    Used for DDL and CTAS, whose JSON names the table but not its location
+    (a managed table's location is chosen by the catalog).
+    """
+
+    def __init__(self, jsession: Any) -> None:
+        self._session = jsession
+        self._catalog = jsession.sessionState().catalog()
+        self._parser = jsession.sessionState().sqlParser()
+
+    def table(self, database: str | None, table: str) -> dict[str, Any]:
+        """``location``, ``exists``, ``table_type``, ``provider``, ``schema`` of a table."""
+        qualified = f"`{database}`.`{table}`" if database else f"`{table}`"
+        ident = self._parser.parseTableIdentifier(qualified)
+        facts: dict[str, Any] = {"database": database, "table": table}
+        try:
+            meta = self._catalog.getTableMetadata(ident)
+        except Exception:
+            facts["exists"] = False
+            try:
+                facts["location"] = str(self._catalog.defaultTablePath(ident).toString())
+            except Exception:
+                logger.debug("no default path for %s", qualified, exc_info=True)
+            return facts
+        facts["exists"] = True
+        facts["location"] = _table_location(meta)
+        facts["table_type"] = str(meta.tableType().name())
+        provider = _option(meta.provider())
+        facts["provider"] = str(provider) if provider is not None else None
+        facts["schema"] = json.loads(meta.schema().json())
+        return facts

@@ -1,0 +1,182 @@
+"""Spark plan JSON -> a plain Python tree, plus the few JVM look-ups JSON lacks.
+
+``LogicalPlan.toJSON()`` returns the whole tree in one py4j call as a pre-order
+array: each entry has ``class`` and ``num-children``; fields that hold a child
+plan or a child expression are integer positions; fields that hold expressions
+are flattened pre-order arrays (a ``Seq[Expression]`` is an array of those);
+plans held in fields (a CTAS ``query``) are flattened pre-order arrays too.
+
+:func:`parse_plan` rebuilds the tree as :class:`PlanNode`; each node keeps the
+``path`` to reach it from the root over py4j (``("child", i)`` or
+``("field", name)``), so the listener can fetch the values JSON leaves ``null``
+(paths of a ``HadoopFsRelation``, an insert's ``outputPath``) on exactly the
+nodes that need them — see ``headwater.agent.jvm``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "Expr",
+    "PlanNode",
+    "PathStep",
+    "parse_exprs",
+    "parse_expr",
+    "parse_plan",
+    "short_class",
+]
+
+PathStep = tuple[str, Any]
+
+# Fields whose array value is a nested logical plan rather than expressions.
+_PLAN_FIELDS = frozenset({"query", "plan"})
+
+
+def short_class(name: str) -> str:
+    """``org.apache.spark.sql.catalyst.plans.logical.Project`` -> ``Project``."""
+    return name.rsplit(".", 1)[-1].rstrip("$")
+
+
+@dataclass
+class Expr:
+    """One expression node: class, scalar fields and child expressions."""
+
+    cls: str
+    fields: dict[str, Any]
+    children: list[Expr] = field(default_factory=list)
+
+    @property
+    def expr_id(self) -> int | None:
+        """The ``exprId`` of an attribute or alias, else ``None``."""
+        ident = self.fields.get("exprId")
+        if isinstance(ident, Mapping):
+            value = ident.get("id")
+            return int(value) if value is not None else None
+        return None
+
+    @property
+    def name(self) -> str | None:
+        value = self.fields.get("name")
+        return value if isinstance(value, str) else None
+
+    def walk(self) -> Iterator[Expr]:
+        """This expression and all below it, pre-order (iterative)."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def references(self) -> list[Expr]:
+        """Every ``AttributeReference`` inside this expression."""
+        return [e for e in self.walk() if e.cls == "AttributeReference"]
+
+
+@dataclass
+class PlanNode:
+    """One logical plan node; ``fields`` are the JSON fields minus child positions."""
+
+    cls: str
+    fields: dict[str, Any]
+    children: list[PlanNode] = field(default_factory=list)
+    path: tuple[PathStep, ...] = ()
+    #: Plans held in fields (``query`` of a CTAS, a cached relation's plan).
+    inner: dict[str, PlanNode] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """A stable identifier of this node within its plan (its JVM path)."""
+        return "/".join(f"{kind}:{value}" for kind, value in self.path) or "root"
+
+    def walk(self) -> Iterator[PlanNode]:
+        """This node, its children and inner plans, pre-order (iterative)."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(list(node.inner.values())))
+            stack.extend(reversed(node.children))
+
+    def exprs(self, name: str) -> list[Expr]:
+        """The expressions held in field ``name`` (one or a sequence)."""
+        return parse_exprs(self.fields.get(name))
+
+    def output(self) -> list[Expr]:
+        """The ``output`` attributes a leaf relation declares."""
+        return self.exprs("output")
+
+
+def parse_plan(entries: Sequence[Mapping[str, Any]], path: tuple[PathStep, ...] = ()) -> PlanNode:
+    """Rebuild the tree from ``toJSON()``'s pre-order array."""
+    if not entries:
+        raise ValueError("empty plan JSON")
+    node, end = _build_plan(entries, 0, path)
+    if end != len(entries):
+        raise ValueError(f"plan JSON has {len(entries) - end} trailing entries")
+    return node
+
+
+def _build_plan(
+    entries: Sequence[Mapping[str, Any]], start: int, path: tuple[PathStep, ...]
+) -> tuple[PlanNode, int]:
+    # Iterative would be nicer, but plan depth is bounded by Spark's own recursion;
+    # we keep a simple recursive descent with an explicit position.
+    entry = entries[start]
+    count = int(entry.get("num-children", 0))
+    fields: dict[str, Any] = {}
+    inner: dict[str, PlanNode] = {}
+    for key, value in entry.items():
+        if key in ("class", "num-children"):
+            continue
+        if key in _PLAN_FIELDS and _looks_like_plan(value):
+            inner[key] = parse_plan(value, (*path, ("field", key)))
+            continue
+        fields[key] = value
+    node = PlanNode(cls=short_class(str(entry["class"])), fields=fields, path=path, inner=inner)
+    position = start + 1
+    for index in range(count):
+        child, position = _build_plan(entries, position, (*path, ("child", index)))
+        node.children.append(child)
+    return node, position
+
+
+def _looks_like_plan(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and isinstance(value[0], Mapping)
+        and "class" in value[0]
+        and ".expressions." not in str(value[0]["class"])
+    )
+
+
+def parse_expr(entries: Sequence[Mapping[str, Any]]) -> Expr:
+    """One expression from its flattened pre-order array."""
+    expr, _ = _build_expr(entries, 0)
+    return expr
+
+
+def _build_expr(entries: Sequence[Mapping[str, Any]], start: int) -> tuple[Expr, int]:
+    entry = entries[start]
+    count = int(entry.get("num-children", 0))
+    fields = {k: v for k, v in entry.items() if k not in ("class", "num-children")}
+    expr = Expr(cls=short_class(str(entry["class"])), fields=fields)
+    position = start + 1
+    for _ in range(count):
+        child, position = _build_expr(entries, position)
+        expr.children.append(child)
+    return expr, position
+
+
+def parse_exprs(value: Any) -> list[Expr]:
+    """Expressions from a field value: one flattened array, or an array of them."""
+    if not isinstance(value, list) or not value:
+        return []
+    if isinstance(value[0], list):
+        return [parse_expr(item) for item in value if item]
+    if isinstance(value[0], Mapping) and "class" in value[0]:
+        return [parse_expr(value)]
+    return []

@@ -1,0 +1,168 @@
+"""The run model of the OpenLineage Spark listener: one application run, one child run per action.
+
+* The application run starts when the agent attaches and ends (COMPLETE, or
+  FAIL when the interpreter exits on an exception) when it closes. Its job is
+  the normalised application name; its ``parent`` facet is the orchestrator
+  parent configured with ``spark.openlineage.parent*`` / ``OPENLINEAGE_PARENT_ID``.
+* Each action is a child run whose ``parent`` is the application run, and whose
+  ``root`` is the configured root parent (or, failing that, the configured
+  parent, or the application run itself).
+* Action job names are ``{app}.{node}.{output}`` as the listener forms them:
+  the normalised application name, the normalised name of the executed plan's
+  root node (``execute_insert_into_hadoop_fs_relation_command``), and the last
+  two path elements of the output (``warehouse_test``) or ``db_table``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from headwater import naming
+from headwater.events import facets as F
+
+__all__ = ["RunModel", "iso_time", "uuid7"]
+
+
+def uuid7(unix_ms: int | None = None) -> str:
+    """A time-ordered UUID (version 7), as the listener uses for run ids."""
+    ms = int(time.time() * 1000) if unix_ms is None else unix_ms
+    rand = int.from_bytes(os.urandom(10), "big")
+    value = (ms & ((1 << 48) - 1)) << 80
+    value |= 0x7 << 76
+    value |= ((rand >> 62) & 0xFFF) << 64
+    value |= 0b10 << 62
+    value |= rand & ((1 << 62) - 1)
+    return str(uuid.UUID(int=value))
+
+
+def iso_time(epoch_seconds: float | None = None) -> str:
+    """RFC 3339 UTC time with milliseconds, e.g. ``2026-01-02T03:04:05.678Z``."""
+    moment = datetime.fromtimestamp(time.time() if epoch_seconds is None else epoch_seconds, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class _JobRef:
+    namespace: str
+    name: str
+    run_id: str
+
+
+class RunModel:
+    """Ids, job names and parent facets for one attached SparkSession."""
+
+    def __init__(
+        self,
+        config: Any,
+        spark_app_name: str,
+        spark_version: str,
+        adapter_version: str,
+    ) -> None:
+        self.config = config
+        self.namespace: str = config.namespace
+        self.app_name = naming.normalize_job_name(config.app_name or spark_app_name or "spark")
+        self.app_run_id: str = config.application_run_id or uuid7()
+        self.spark_version = spark_version
+        self.adapter_version = adapter_version
+        self._parent = _ref(
+            config.parent_job_namespace, config.parent_job_name, config.parent_run_id
+        )
+        self._root = _ref(
+            config.root_parent_job_namespace,
+            config.root_parent_job_name,
+            config.root_parent_run_id,
+        )
+
+    # -- naming -----------------------------------------------------------------------
+
+    def action_job_name(self, node_name: str | None, suffix: str | None) -> str:
+        """``{app}.{node}.{suffix}``; parts that are unknown are left out."""
+        name = self.app_name
+        if node_name:
+            node = naming.normalize_job_name(node_name)
+            if getattr(self.config, "job_name_replace_dot_with_underscore", False):
+                node = node.replace(".", "_")
+            name = f"{name}.{node}"
+        if suffix and getattr(self.config, "job_name_append_dataset_name", True):
+            name = f"{name}.{suffix.replace('.', '_')}"
+        return name
+
+    # -- facets -------------------------------------------------------------------------
+
+    def enabled(self, facet: str) -> bool:
+        check = getattr(self.config, "facet_enabled", None)
+        return bool(check(facet)) if check is not None else True
+
+    def application_run_facets(self) -> dict[str, Any]:
+        facets: dict[str, Any] = {}
+        if self._parent is not None and self.enabled("parent"):
+            root = self._root or self._parent
+            facets["parent"] = F.parent_facet(
+                self._parent.namespace,
+                self._parent.name,
+                self._parent.run_id,
+                root=(root.namespace, root.name, root.run_id),
+            )
+        facets.update(self._engine_facets())
+        return facets
+
+    def action_run_facets(self) -> dict[str, Any]:
+        facets: dict[str, Any] = {}
+        if self.enabled("parent"):
+            root = self._root or self._parent or _JobRef(self.namespace, self.app_name, self.app_run_id)
+            facets["parent"] = F.parent_facet(
+                self.namespace,
+                self.app_name,
+                self.app_run_id,
+                root=(root.namespace, root.name, root.run_id),
+            )
+        facets.update(self._engine_facets())
+        return facets
+
+    def _engine_facets(self) -> dict[str, Any]:
+        if not self.enabled("processing_engine"):
+            return {}
+        return {"processing_engine": F.processing_engine_facet(self.spark_version, self.adapter_version)}
+
+    def job_facets(self, job_type: str, sql: str | None = None) -> dict[str, Any]:
+        facets: dict[str, Any] = {}
+        if self.enabled("jobType"):
+            facets["jobType"] = F.job_type_facet(job_type)
+        if sql and self.enabled("sql"):
+            facets["sql"] = F.sql_facet(sql)
+        return facets
+
+    # -- application events ------------------------------------------------------------
+
+    def application_event(
+        self, event_type: str, error: tuple[str, str | None] | None = None
+    ) -> dict[str, Any]:
+        """START / COMPLETE / FAIL of the application run."""
+        run_facets = self.application_run_facets()
+        if error is not None and self.enabled("errorMessage"):
+            run_facets["errorMessage"] = F.error_message_facet(error[0], error[1])
+        return {
+            "eventType": event_type,
+            "eventTime": iso_time(),
+            "producer": F.PRODUCER,
+            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+            "run": {"runId": self.app_run_id, "facets": run_facets},
+            "job": {
+                "namespace": self.namespace,
+                "name": self.app_name,
+                "facets": self.job_facets("APPLICATION"),
+            },
+            "inputs": [],
+            "outputs": [],
+        }
+
+
+def _ref(namespace: str | None, name: str | None, run_id: str | None) -> _JobRef | None:
+    if namespace and name and run_id:
+        return _JobRef(namespace, name, run_id)
+    return None

@@ -1,0 +1,13 @@
+"""Plan visitors: which datasets an action read and wrote.
+
+One module per plan-node family — :mod:`.reads` (leaf relations), :mod:`.writes`
+(insert / CTAS / save commands) and :mod:`.commands` (DDL). Each works on the
+plain :class:`~headwater.agent.plan.PlanNode` tree and the JVM facts captured
+with it, so all of them run without a JVM.
+"""
+
+from __future__ import annotations
+
+from headwater.agent.visitors.base import CapturedDataset, VisitContext, Visited, visit_plan
+
+__all__ = ["CapturedDataset", "VisitContext", "Visited", "visit_plan"]

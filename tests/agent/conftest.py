@@ -1,0 +1,84 @@
+"""Fixtures for agent tests: ONE session-scoped SparkSession (Hive support, Derby in a
+tmp dir) and ``lineage``, which attaches a fresh agent writing JSONL through the real
+emitter and file transport, and reads the events back."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+
+WAREHOUSE = "/tmp/headwater-test-warehouse"
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from pyspark.sql import SparkSession
+
+    base = tmp_path_factory.mktemp("spark")
+    shutil.rmtree(WAREHOUSE, ignore_errors=True)
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("headwater agent tests")
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.warehouse.dir", WAREHOUSE)
+        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={base / 'derby'}")
+        .config("spark.hadoop.javax.jdo.option.ConnectionURL", f"jdbc:derby:;databaseName={base / 'metastore'};create=true")
+        .enableHiveSupport()
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+    shutil.rmtree(WAREHOUSE, ignore_errors=True)
+
+
+class Lineage:
+    """An attached agent writing to a JSONL file; ``events()`` flushes and reads it."""
+
+    def __init__(self, spark: Any, path: Path, **overrides: Any) -> None:
+        from headwater.agent import attach
+        from headwater.agent.config import AgentConfig, DeliveryConfig
+        from headwater.agent.emitter import build_emitter
+
+        conf = dict(spark.sparkContext.getConf().getAll())
+        config = AgentConfig.from_sources(conf, {})
+        config = dataclasses.replace(
+            config,
+            transport={"type": "file", "location": str(path)},
+            delivery=DeliveryConfig(spool_enabled=False),
+            **overrides,
+        )
+        self.path = path
+        self.agent = attach(spark, config=config, emitter=build_emitter(config))
+        assert self.agent.enabled
+
+    def events(self) -> list[dict[str, Any]]:
+        assert self.agent.flush(30.0)
+        if not self.path.exists():
+            return []
+        return [json.loads(line) for line in self.path.read_text().splitlines() if line.strip()]
+
+    def action_events(self) -> list[dict[str, Any]]:
+        """Events of child runs only (not the application run)."""
+        app = self.agent.model.app_name
+        return [e for e in self.events() if e["job"]["name"] != app]
+
+    def close(self) -> None:
+        self.agent.close(10.0)
+
+
+@pytest.fixture
+def lineage(spark: Any, tmp_path: Path) -> Iterator[Lineage]:
+    tracker = Lineage(spark, tmp_path / "events.jsonl")
+    yield tracker
+    tracker.close()
