@@ -77,4 +77,19 @@ def _include_routes(app: FastAPI) -> None:
     app.include_router(lineage.router)
 
     # --- read API routers (helper C): add `app.include_router(...)` lines here ---
+    from headwater.server.routes import (
+        datasets,
+        graph_v2,
+        jobs,
+        lineage_read,
+        namespaces,
+        runs,
+    )
+
+    app.include_router(namespaces.router)
+    app.include_router(datasets.router)
+    app.include_router(jobs.router)
+    app.include_router(runs.router)
+    app.include_router(lineage_read.router)
+    app.include_router(graph_v2.router)
     # --- end read API routers ---

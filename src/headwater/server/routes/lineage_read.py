@@ -1,0 +1,135 @@
+"""Marquez's lineage reads: ``GET /api/v1/lineage`` and ``GET /api/v1/column-lineage``.
+
+The shapes are Marquez's (``{"graph": [{id, type, data, inEdges, outEdges}]}``);
+the walk is not. Marquez walks the graph *undirected*, so a dataset's lineage also
+holds its siblings (other outputs of the jobs that read it, and everything
+upstream of those). headwater answers with the directed walk in both directions —
+what the node comes from plus what it feeds — and no sideways steps
+(see docs/api.md).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import Query
+
+from headwater.graph.columns import column_lineage
+from headwater.graph.model import Direction, Graph, NodeId, NodeType
+from headwater.graph.traverse import walk
+from headwater.server.deps import StoreDep
+from headwater.server.responses import LineageGraph
+from headwater.server.routes.reading import connection, parse_node_id, read_router
+from headwater.store.reads import datasets as dataset_reads
+from headwater.store.reads import jobs as job_reads
+from headwater.store.reads.lineage import ColumnLineage, TableLineage
+from headwater.store.reads.nodes import field_types, require_node
+
+__all__ = ["MAX_V1_NODES", "router"]
+
+router = read_router()
+
+#: v1 has no maxNodes parameter; this bounds its answer all the same.
+MAX_V1_NODES = 5_000
+
+Depth = Annotated[int, Query(ge=0, le=100, description="How many edges to walk.")]
+
+
+def _marquez_nodes(graph: Graph, node_type: str, data: dict[str, Any]) -> list[dict[str, Any]]:
+    incoming: dict[str, list[dict[str, str]]] = {n.id: [] for n in graph.nodes}
+    outgoing: dict[str, list[dict[str, str]]] = {n.id: [] for n in graph.nodes}
+    for edge in sorted(graph.edges, key=lambda e: (e.upstream, e.downstream)):
+        pair = {"origin": edge.upstream, "destination": edge.downstream}
+        if pair not in outgoing[edge.upstream]:
+            outgoing[edge.upstream].append(pair)
+            incoming[edge.downstream].append(pair)
+    return [
+        {
+            "id": node.id,
+            "type": node_type if node_type else node.type.value,
+            "data": data.get(node.id),
+            "inEdges": incoming[node.id],
+            "outEdges": outgoing[node.id],
+        }
+        for node in sorted(graph.nodes, key=lambda n: n.id)
+    ]
+
+
+@router.get("/api/v1/lineage", response_model=LineageGraph, tags=["lineage"])
+def get_lineage(nodeId: str, store: StoreDep, depth: Depth = 20) -> dict[str, Any]:  # noqa: N803
+    """The dataset/job graph upstream and downstream of ``nodeId``, ``depth`` edges deep."""
+    node = parse_node_id(nodeId, allowed=(NodeType.DATASET, NodeType.JOB))
+    with connection(store) as conn:
+        require_node(conn, node)
+        graph = walk(TableLineage(conn), str(node), Direction.BOTH, depth, MAX_V1_NODES)
+        parsed = [NodeId.parse(n.id) for n in graph.nodes]
+        dataset_rows = dataset_reads.dataset_rows_by_keys(
+            conn, [(p.namespace, p.name) for p in parsed if p.type is NodeType.DATASET]
+        )
+        job_rows = job_reads.job_rows_by_keys(
+            conn, [(p.namespace, p.name) for p in parsed if p.type is NodeType.JOB]
+        )
+        data: dict[str, Any] = {}
+        for record in dataset_reads.dataset_records(conn, dataset_rows):
+            data[f"dataset:{record['namespace']}:{record['name']}"] = record
+        for record in job_reads.job_records(conn, job_rows):
+            data[f"job:{record['namespace']}:{record['name']}"] = record
+    return {"graph": _marquez_nodes(graph, "", data)}
+
+
+@router.get("/api/v1/column-lineage", response_model=LineageGraph, tags=["lineage"])
+def get_column_lineage(
+    nodeId: str,  # noqa: N803 - Marquez's parameter names
+    store: StoreDep,
+    depth: Depth = 20,
+    withDownstream: bool = False,  # noqa: N803
+) -> dict[str, Any]:
+    """Column lineage of a dataset field, a dataset (all its fields) or a job (its outputs).
+
+    Upstream only unless ``withDownstream=true``, as in Marquez. A ``#version``
+    suffix on the node id is accepted and ignored (the current edges are returned).
+    """
+    node = parse_node_id(nodeId, allowed=(NodeType.DATASET, NodeType.DATASET_FIELD, NodeType.JOB))
+    direction = Direction.BOTH if withDownstream else Direction.UPSTREAM
+    with connection(store) as conn:
+        require_node(conn, NodeId(node.type, node.namespace, node.name, node.field))
+        source = ColumnLineage(conn)
+        if node.type is NodeType.JOB:
+            job = job_reads.get_job(conn, node.namespace, node.name)
+            outputs = [f"dataset:{d['namespace']}:{d['name']}" for d in job["outputs"]]
+            roots = sorted(source.fields_of(outputs))
+            graph = walk(source, roots, direction, depth, MAX_V1_NODES)
+        else:
+            root = (
+                node.dataset_id
+                if node.type is NodeType.DATASET
+                else NodeId.dataset_field(node.namespace, node.name, node.field)
+            )
+            graph = column_lineage(source, str(root), direction, depth, MAX_V1_NODES)
+        types = field_types(conn, [NodeId.parse(n.id) for n in graph.nodes])
+    data: dict[str, Any] = {}
+    for n in graph.nodes:
+        parsed = NodeId.parse(n.id)
+        inputs = graph.in_edges(n.id)
+        first = inputs[0].transformations[0] if inputs and inputs[0].transformations else None
+        data[n.id] = {
+            "namespace": parsed.namespace,
+            "dataset": parsed.name,
+            "field": parsed.field,
+            "fieldType": types.get(n.id),
+            "transformationDescription": first.description if first else None,
+            "transformationType": first.type if first else None,
+            "inputFields": [
+                {
+                    "namespace": (up := NodeId.parse(e.upstream)).namespace,
+                    "dataset": up.name,
+                    "field": up.field,
+                    "transformationDescription": (
+                        e.transformations[0].description if e.transformations else None
+                    ),
+                    "transformationType": e.transformations[0].type if e.transformations else None,
+                }
+                for e in sorted(inputs, key=lambda e: e.upstream)
+            ],
+        }
+    return {"graph": _marquez_nodes(graph, "DATASET_FIELD", data)}

@@ -1,0 +1,106 @@
+"""Helpers shared by the read queries: times, paging, node-id lookups.
+
+Read queries answer in the read API's vocabulary (Marquez's field names), because
+the API is their consumer; :mod:`headwater.server.responses` validates the shapes.
+Times in the database are naive UTC (see :mod:`headwater.store.tables`); they leave
+here timezone-aware.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from headwater.store import tables as t
+
+__all__ = ["Page", "aware", "chunks", "dataset_ids", "job_ids", "naive", "split_node_key"]
+
+# Bound on the parameters of one IN (...) list, well under SQLite's variable limit.
+CHUNK = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """``limit``/``offset`` of a list endpoint (Marquez defaults: 100, 0)."""
+
+    limit: int = 100
+    offset: int = 0
+
+    def apply(self, query: sa.Select[Any]) -> sa.Select[Any]:
+        return query.limit(self.limit).offset(self.offset)
+
+
+def aware(value: datetime | None) -> datetime | None:
+    """A stored naive-UTC time as an aware UTC datetime."""
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def naive(value: datetime | None) -> datetime | None:
+    """An aware (or naive, taken as UTC) time as the naive UTC the tables hold."""
+    if value is None:
+        return None
+    return value if value.tzinfo is None else value.astimezone(UTC).replace(tzinfo=None)
+
+
+def chunks(items: Iterable[Any], size: int = CHUNK) -> Iterable[list[Any]]:
+    """``items`` in lists of at most ``size`` (for IN lists)."""
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def split_node_key(node_id: str) -> tuple[str, str]:
+    """``dataset:ns:name`` / ``job:ns:name`` -> (namespace, name), via the graph's parser."""
+    from headwater.graph.model import NodeId
+
+    parsed = NodeId.parse(node_id)
+    return parsed.namespace, parsed.name
+
+
+def _ids(
+    conn: sa.Connection, table: sa.Table, keys: Iterable[tuple[str, str]]
+) -> dict[tuple[str, str], int]:
+    wanted = sorted(set(keys))
+    if not wanted:
+        return {}
+    by_namespace: dict[str, list[str]] = {}
+    for namespace, name in wanted:
+        by_namespace.setdefault(namespace, []).append(name)
+    ns_rows = conn.execute(
+        sa.select(t.namespaces.c.id, t.namespaces.c.name).where(
+            t.namespaces.c.name.in_(list(by_namespace))
+        )
+    ).all()
+    result: dict[tuple[str, str], int] = {}
+    for ns_id, ns_name in ns_rows:
+        names = by_namespace[ns_name]
+        rows = conn.execute(
+            sa.select(table.c.id, table.c.name).where(
+                table.c.namespace_id == ns_id, table.c.name.in_(names)
+            )
+        ).all()
+        result.update({(ns_name, name): row_id for row_id, name in rows})
+    return result
+
+
+def dataset_ids(
+    conn: sa.Connection, keys: Sequence[tuple[str, str]]
+) -> dict[tuple[str, str], int]:
+    """Database ids of the datasets named (namespace, name); unknown ones are absent."""
+    return _ids(conn, t.datasets, keys)
+
+
+def job_ids(conn: sa.Connection, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """Database ids of the jobs named (namespace, name); unknown ones are absent."""
+    return _ids(conn, t.jobs, keys)

@@ -1,0 +1,364 @@
+"""Read queries for namespaces, sources, datasets and dataset versions.
+
+Every ``*_records`` function is batched: it answers for many rows with a fixed
+number of queries, so a lineage graph of N datasets costs the same few round trips
+as one dataset.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import sqlalchemy as sa
+
+from headwater.errors import NotFoundError
+from headwater.store import tables as t
+from headwater.store.reads.common import Page, aware, chunks
+
+__all__ = [
+    "dataset_records",
+    "dataset_rows_by_keys",
+    "dataset_version_records",
+    "get_dataset",
+    "get_dataset_version",
+    "get_namespace",
+    "get_source",
+    "list_dataset_versions",
+    "list_datasets",
+    "list_namespaces",
+    "list_sources",
+    "namespace_id",
+    "tags_by_subject",
+]
+
+_ns = t.namespaces
+_ds = t.datasets
+
+
+# --- namespaces and sources ----------------------------------------------------------------
+
+
+def _namespace_record(row: sa.Row[Any]) -> dict[str, Any]:
+    return {
+        "name": row.name,
+        "createdAt": aware(row.created_at),
+        "updatedAt": aware(row.updated_at),
+        "ownerName": None,
+        "description": None,
+        "isHidden": False,
+    }
+
+
+def list_namespaces(conn: sa.Connection, page: Page) -> tuple[list[dict[str, Any]], int]:
+    total = conn.execute(sa.select(sa.func.count()).select_from(_ns)).scalar_one()
+    rows = conn.execute(page.apply(sa.select(_ns).order_by(_ns.c.name))).all()
+    return [_namespace_record(r) for r in rows], total
+
+
+def get_namespace(conn: sa.Connection, name: str) -> dict[str, Any]:
+    row = conn.execute(sa.select(_ns).where(_ns.c.name == name)).first()
+    if row is None:
+        raise NotFoundError(f"namespace '{name}' not found")
+    return _namespace_record(row)
+
+
+def namespace_id(conn: sa.Connection, name: str) -> int:
+    """The id of namespace ``name``; :class:`NotFoundError` if it does not exist."""
+    found = conn.execute(sa.select(_ns.c.id).where(_ns.c.name == name)).scalar()
+    if found is None:
+        raise NotFoundError(f"namespace '{name}' not found")
+    return int(found)
+
+
+def _source_record(row: sa.Row[Any]) -> dict[str, Any]:
+    url = row.connection_url or ""
+    scheme = url.split(":", 1)[0].upper() if ":" in url else ""
+    return {
+        "type": scheme or "UNKNOWN",
+        "name": row.name,
+        "createdAt": aware(row.created_at),
+        "updatedAt": aware(row.updated_at),
+        "connectionUrl": row.connection_url,
+        "description": None,
+    }
+
+
+def list_sources(conn: sa.Connection, page: Page) -> tuple[list[dict[str, Any]], int]:
+    total = conn.execute(sa.select(sa.func.count()).select_from(t.sources)).scalar_one()
+    rows = conn.execute(page.apply(sa.select(t.sources).order_by(t.sources.c.name))).all()
+    return [_source_record(r) for r in rows], total
+
+
+def get_source(conn: sa.Connection, name: str) -> dict[str, Any]:
+    row = conn.execute(sa.select(t.sources).where(t.sources.c.name == name)).first()
+    if row is None:
+        raise NotFoundError(f"source '{name}' not found")
+    return _source_record(row)
+
+
+# --- tags ----------------------------------------------------------------------------------
+
+
+def tags_by_subject(conn: sa.Connection, subjects: Sequence[str]) -> dict[str, list[str]]:
+    """Tag names per subject node id, sorted."""
+    result: dict[str, list[str]] = defaultdict(list)
+    for batch in chunks(sorted(set(subjects))):
+        rows = conn.execute(
+            sa.select(t.tag_assignments.c.subject, t.tags.c.name)
+            .join(t.tags, t.tags.c.id == t.tag_assignments.c.tag_id)
+            .where(t.tag_assignments.c.subject.in_(batch))
+        ).all()
+        for subject, name in rows:
+            result[subject].append(name)
+    return {subject: sorted(names) for subject, names in result.items()}
+
+
+# --- datasets ------------------------------------------------------------------------------
+
+
+def _dataset_select() -> sa.Select[Any]:
+    return sa.select(_ds, _ns.c.name.label("namespace")).join(_ns, _ns.c.id == _ds.c.namespace_id)
+
+
+def dataset_rows_by_keys(
+    conn: sa.Connection, keys: Sequence[tuple[str, str]]
+) -> list[sa.Row[Any]]:
+    """Dataset rows (with ``namespace``) for (namespace, name) keys; unknown keys are skipped."""
+    by_namespace: dict[str, list[str]] = defaultdict(list)
+    for namespace, name in set(keys):
+        by_namespace[namespace].append(name)
+    rows: list[sa.Row[Any]] = []
+    for namespace, names in by_namespace.items():
+        for batch in chunks(sorted(names)):
+            rows += conn.execute(
+                _dataset_select().where(_ns.c.name == namespace, _ds.c.name.in_(batch))
+            ).all()
+    return rows
+
+
+def dataset_records(conn: sa.Connection, rows: Sequence[sa.Row[Any]]) -> list[dict[str, Any]]:
+    """Marquez ``Dataset`` records for dataset rows, in the same order."""
+    if not rows:
+        return []
+    ids = [r.id for r in rows]
+    node_of = {r.id: f"dataset:{r.namespace}:{r.name}" for r in rows}
+    fields: dict[int, list[sa.Row[Any]]] = defaultdict(list)
+    for batch in chunks(ids):
+        for f in conn.execute(
+            sa.select(t.fields).where(t.fields.c.dataset_id.in_(batch)).order_by(t.fields.c.position)
+        ):
+            fields[f.dataset_id].append(f)
+    field_nodes = [
+        f"datasetField:{r.namespace}:{r.name}:{f.name}" for r in rows for f in fields[r.id]
+    ]
+    tags = tags_by_subject(conn, [*node_of.values(), *field_nodes])
+    facets = _latest_facets(conn, "dataset", list(node_of.values()))
+    lineage = _column_lineage_entries(conn, ids)
+    modified = _last_modified(conn, ids)
+    records = []
+    for r in rows:
+        node = node_of[r.id]
+        records.append(
+            {
+                "id": {"namespace": r.namespace, "name": r.name},
+                "type": "DB_TABLE",
+                "name": r.name,
+                "physicalName": r.name,
+                "createdAt": aware(r.created_at),
+                "updatedAt": aware(r.updated_at),
+                "namespace": r.namespace,
+                "sourceName": r.source_name or r.namespace,
+                "fields": [
+                    {
+                        "name": f.name,
+                        "type": f.type,
+                        "tags": tags.get(f"datasetField:{r.namespace}:{r.name}:{f.name}", []),
+                        "description": f.description,
+                    }
+                    for f in fields[r.id]
+                ],
+                "tags": tags.get(node, []),
+                "lastModifiedAt": aware(modified.get(r.id)),
+                "lastLifecycleState": r.lifecycle_state,
+                "description": r.description,
+                "currentVersion": r.current_version_uuid,
+                "columnLineage": lineage.get(r.id),
+                "facets": facets.get(node, {}),
+                "deleted": False,
+            }
+        )
+    return records
+
+
+def _latest_facets(
+    conn: sa.Connection, kind: str, subjects: Sequence[str], run_uuid: str = ""
+) -> dict[str, dict[str, Any]]:
+    result: dict[str, dict[str, Any]] = defaultdict(dict)
+    f = t.facets
+    for batch in chunks(subjects):
+        for row in conn.execute(
+            sa.select(f.c.subject, f.c.name, f.c.payload).where(
+                f.c.kind == kind, f.c.run_uuid == run_uuid, f.c.subject.in_(batch)
+            )
+        ):
+            result[row.subject][row.name] = row.payload
+    return result
+
+
+def _column_lineage_entries(
+    conn: sa.Connection, dataset_ids: Sequence[int]
+) -> dict[int, list[dict[str, Any]]]:
+    cl = t.column_lineage
+    src = _ds.alias("src")
+    src_ns = _ns.alias("src_ns")
+    by_target: dict[int, dict[str, list[dict[str, Any]]]] = defaultdict(dict)
+    for batch in chunks(dataset_ids):
+        query = (
+            sa.select(cl, src.c.name.label("source_name"), src_ns.c.name.label("source_namespace"))
+            .join(src, src.c.id == cl.c.source_dataset_id)
+            .join(src_ns, src_ns.c.id == src.c.namespace_id)
+            .where(cl.c.target_dataset_id.in_(batch), cl.c.target_field != "")
+            .order_by(cl.c.target_field, src_ns.c.name, src.c.name, cl.c.source_field)
+        )
+        for row in conn.execute(query):
+            by_target[row.target_dataset_id].setdefault(row.target_field, []).append(
+                {
+                    "namespace": row.source_namespace,
+                    "dataset": row.source_name,
+                    "field": row.source_field,
+                    "transformationDescription": row.description,
+                    "transformationType": row.transformation_type or None,
+                }
+            )
+    return {
+        target: [
+            {
+                "name": field,
+                "inputFields": inputs,
+                "transformationDescription": inputs[0]["transformationDescription"],
+                "transformationType": inputs[0]["transformationType"],
+            }
+            for field, inputs in fields.items()
+        ]
+        for target, fields in by_target.items()
+    }
+
+
+def _last_modified(conn: sa.Connection, dataset_ids: Sequence[int]) -> dict[int, Any]:
+    """Latest version time per dataset written by a run that completed."""
+    dv, r = t.dataset_versions, t.runs
+    result: dict[int, Any] = {}
+    for batch in chunks(dataset_ids):
+        query = (
+            sa.select(dv.c.dataset_id, sa.func.max(dv.c.updated_at))
+            .join(r, r.c.uuid == dv.c.run_uuid)
+            .where(dv.c.dataset_id.in_(batch), r.c.state == "COMPLETE")
+            .group_by(dv.c.dataset_id)
+        )
+        result.update(dict(conn.execute(query).all()))
+    return result
+
+
+def list_datasets(
+    conn: sa.Connection, namespace: str, page: Page
+) -> tuple[list[dict[str, Any]], int]:
+    ns_id = namespace_id(conn, namespace)
+    total = conn.execute(
+        sa.select(sa.func.count()).select_from(_ds).where(_ds.c.namespace_id == ns_id)
+    ).scalar_one()
+    rows = conn.execute(
+        page.apply(_dataset_select().where(_ds.c.namespace_id == ns_id).order_by(_ds.c.name))
+    ).all()
+    return dataset_records(conn, rows), total
+
+
+def _dataset_row(conn: sa.Connection, namespace: str, name: str) -> sa.Row[Any]:
+    namespace_id(conn, namespace)
+    row = conn.execute(_dataset_select().where(_ns.c.name == namespace, _ds.c.name == name)).first()
+    if row is None:
+        raise NotFoundError(f"dataset '{name}' not found in namespace '{namespace}'")
+    return row
+
+
+def get_dataset(conn: sa.Connection, namespace: str, name: str) -> dict[str, Any]:
+    return dataset_records(conn, [_dataset_row(conn, namespace, name)])[0]
+
+
+# --- dataset versions ----------------------------------------------------------------------
+
+
+def dataset_version_records(
+    conn: sa.Connection, dataset: sa.Row[Any], versions: Sequence[sa.Row[Any]]
+) -> list[dict[str, Any]]:
+    """Marquez ``DatasetVersion`` records of one dataset's version rows."""
+    from headwater.store.reads.runs import run_records
+
+    run_uuids = [v.run_uuid for v in versions if v.run_uuid]
+    runs = {rec["id"]: rec for rec in run_records(conn, run_uuids)}
+    facets = _latest_facets(conn, "dataset_version", [v.uuid for v in versions])
+    node = f"dataset:{dataset.namespace}:{dataset.name}"
+    tags = tags_by_subject(conn, [node]).get(node, [])
+    records = []
+    for v in versions:
+        version_fields = v.fields if isinstance(v.fields, list) else []
+        records.append(
+            {
+                "id": {"namespace": dataset.namespace, "name": dataset.name, "version": v.uuid},
+                "type": "DB_TABLE",
+                "name": dataset.name,
+                "physicalName": dataset.name,
+                "createdAt": aware(v.updated_at),
+                "version": v.uuid,
+                "namespace": dataset.namespace,
+                "sourceName": dataset.source_name or dataset.namespace,
+                "fields": [
+                    {
+                        "name": f.get("name"),
+                        "type": f.get("type"),
+                        "tags": [],
+                        "description": f.get("description"),
+                    }
+                    for f in version_fields
+                    if isinstance(f, dict) and isinstance(f.get("name"), str)
+                ],
+                "tags": tags,
+                "lifecycleState": v.lifecycle_state,
+                "description": dataset.description,
+                "createdByRun": runs.get(v.run_uuid) if v.run_uuid else None,
+                "facets": facets.get(v.uuid, {}),
+            }
+        )
+    return records
+
+
+def list_dataset_versions(
+    conn: sa.Connection, namespace: str, name: str, page: Page
+) -> tuple[list[dict[str, Any]], int]:
+    dataset = _dataset_row(conn, namespace, name)
+    dv = t.dataset_versions
+    total = conn.execute(
+        sa.select(sa.func.count()).select_from(dv).where(dv.c.dataset_id == dataset.id)
+    ).scalar_one()
+    rows = conn.execute(
+        page.apply(
+            sa.select(dv)
+            .where(dv.c.dataset_id == dataset.id)
+            .order_by(dv.c.updated_at.desc(), dv.c.uuid.desc())
+        )
+    ).all()
+    return dataset_version_records(conn, dataset, rows), total
+
+
+def get_dataset_version(
+    conn: sa.Connection, namespace: str, name: str, version: str
+) -> dict[str, Any]:
+    dataset = _dataset_row(conn, namespace, name)
+    dv = t.dataset_versions
+    row = conn.execute(
+        sa.select(dv).where(dv.c.dataset_id == dataset.id, dv.c.uuid == version)
+    ).first()
+    if row is None:
+        raise NotFoundError(f"version '{version}' of dataset '{namespace}:{name}' not found")
+    return dataset_version_records(conn, dataset, [row])[0]

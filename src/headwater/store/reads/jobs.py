@@ -1,0 +1,242 @@
+"""Read queries for jobs and job versions.
+
+A job's inputs and outputs are those of its *current version* (the version of its
+latest run), as Marquez reports them; a job version's are fixed at creation.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import sqlalchemy as sa
+
+from headwater.errors import NotFoundError
+from headwater.store import tables as t
+from headwater.store.reads.common import Page, aware, chunks, split_node_key
+from headwater.store.reads.datasets import namespace_id, tags_by_subject
+from headwater.store.reads.runs import run_records
+
+__all__ = [
+    "get_job",
+    "get_job_version",
+    "job_id",
+    "job_records",
+    "job_rows_by_keys",
+    "list_job_versions",
+    "list_jobs",
+]
+
+_j, _ns, _jv, _r = t.jobs, t.namespaces, t.job_versions, t.runs
+
+# How many recent runs a job record lists in ``latestRuns``.
+LATEST_RUNS = 10
+
+
+def _job_select() -> sa.Select[Any]:
+    return (
+        sa.select(
+            _j,
+            _ns.c.name.label("namespace"),
+            _jv.c.inputs,
+            _jv.c.outputs,
+            _jv.c.location,
+        )
+        .join(_ns, _ns.c.id == _j.c.namespace_id)
+        .outerjoin(_jv, _jv.c.uuid == _j.c.current_version_uuid)
+    )
+
+
+def _dataset_ids(node_ids: Any) -> list[dict[str, str]]:
+    """``["dataset:ns:name", ...]`` (as stored in a job version) -> Marquez DatasetIds."""
+    result = []
+    for node_id in node_ids or ():
+        namespace, name = split_node_key(node_id)
+        result.append({"namespace": namespace, "name": name})
+    return result
+
+
+def job_rows_by_keys(conn: sa.Connection, keys: Sequence[tuple[str, str]]) -> list[sa.Row[Any]]:
+    """Job rows (with ``namespace`` and current version's io) for (namespace, name) keys."""
+    by_namespace: dict[str, list[str]] = defaultdict(list)
+    for namespace, name in set(keys):
+        by_namespace[namespace].append(name)
+    rows: list[sa.Row[Any]] = []
+    for namespace, names in by_namespace.items():
+        for batch in chunks(sorted(names)):
+            rows += conn.execute(
+                _job_select().where(_ns.c.name == namespace, _j.c.name.in_(batch))
+            ).all()
+    return rows
+
+
+def _job_type(facets: dict[str, Any]) -> str:
+    job_type = facets.get("jobType")
+    if isinstance(job_type, dict) and job_type.get("processingType") == "STREAMING":
+        return "STREAM"
+    return "BATCH"
+
+
+def job_records(
+    conn: sa.Connection, rows: Sequence[sa.Row[Any]], with_runs: bool = True
+) -> list[dict[str, Any]]:
+    """Marquez ``Job`` records for job rows, in the same order."""
+    if not rows:
+        return []
+    node_of = {row.id: f"job:{row.namespace}:{row.name}" for row in rows}
+    facets: dict[str, dict[str, Any]] = defaultdict(dict)
+    f = t.facets
+    for batch in chunks(list(node_of.values())):
+        for subject, name, payload in conn.execute(
+            sa.select(f.c.subject, f.c.name, f.c.payload).where(
+                f.c.kind == "job", f.c.run_uuid == "", f.c.subject.in_(batch)
+            )
+        ):
+            facets[subject][name] = payload
+    tags = tags_by_subject(conn, list(node_of.values()))
+    latest: dict[int, list[str]] = defaultdict(list)
+    if with_runs:
+        ranked = (
+            sa.select(
+                _r.c.job_id,
+                _r.c.uuid,
+                sa.func.row_number()
+                .over(partition_by=_r.c.job_id, order_by=(_r.c.created_at.desc(), _r.c.uuid))
+                .label("rank"),
+            )
+            .where(_r.c.job_id.in_([row.id for row in rows]))
+            .subquery()
+        )
+        for job_id, run_uuid in conn.execute(
+            sa.select(ranked.c.job_id, ranked.c.uuid)
+            .where(ranked.c.rank <= LATEST_RUNS)
+            .order_by(ranked.c.job_id, ranked.c.rank)
+        ):
+            latest[job_id].append(run_uuid)
+    runs = {
+        rec["id"]: rec
+        for rec in run_records(conn, [u for uuids in latest.values() for u in uuids])
+    }
+    records = []
+    for row in rows:
+        node = node_of[row.id]
+        job_facets = facets.get(node, {})
+        latest_runs = [runs[u] for u in latest.get(row.id, []) if u in runs]
+        records.append(
+            {
+                "id": {"namespace": row.namespace, "name": row.name},
+                "type": _job_type(job_facets),
+                "name": row.name,
+                "simpleName": row.name.rsplit(".", 1)[-1],
+                "parentJobName": None,
+                "parentJobUuid": None,
+                "createdAt": aware(row.created_at),
+                "updatedAt": aware(row.updated_at),
+                "namespace": row.namespace,
+                "inputs": _dataset_ids(row.inputs),
+                "outputs": _dataset_ids(row.outputs),
+                "location": row.location,
+                "description": _description(job_facets),
+                "latestRun": latest_runs[0] if latest_runs else None,
+                "latestRuns": latest_runs,
+                "facets": job_facets,
+                "currentVersion": row.current_version_uuid,
+                "tags": tags.get(node, []),
+            }
+        )
+    return records
+
+
+def _description(facets: dict[str, Any]) -> str | None:
+    documentation = facets.get("documentation")
+    if isinstance(documentation, dict) and isinstance(documentation.get("description"), str):
+        return str(documentation["description"])
+    return None
+
+
+def job_id(conn: sa.Connection, namespace: str, name: str) -> int:
+    ns_id = namespace_id(conn, namespace)
+    found = conn.execute(
+        sa.select(_j.c.id).where(_j.c.namespace_id == ns_id, _j.c.name == name)
+    ).scalar()
+    if found is None:
+        raise NotFoundError(f"job '{name}' not found in namespace '{namespace}'")
+    return int(found)
+
+
+def list_jobs(
+    conn: sa.Connection, namespace: str, page: Page
+) -> tuple[list[dict[str, Any]], int]:
+    ns_id = namespace_id(conn, namespace)
+    total = conn.execute(
+        sa.select(sa.func.count()).select_from(_j).where(_j.c.namespace_id == ns_id)
+    ).scalar_one()
+    rows = conn.execute(
+        page.apply(_job_select().where(_j.c.namespace_id == ns_id).order_by(_j.c.name))
+    ).all()
+    return job_records(conn, rows), total
+
+
+def get_job(conn: sa.Connection, namespace: str, name: str) -> dict[str, Any]:
+    found = job_id(conn, namespace, name)
+    row = conn.execute(_job_select().where(_j.c.id == found)).one()
+    return job_records(conn, [row])[0]
+
+
+def _version_records(
+    conn: sa.Connection, namespace: str, name: str, rows: Sequence[sa.Row[Any]]
+) -> list[dict[str, Any]]:
+    latest: dict[str, str] = {}
+    if rows:
+        for version, run_uuid in conn.execute(
+            sa.select(_r.c.job_version_uuid, _r.c.uuid)
+            .where(_r.c.job_version_uuid.in_([row.uuid for row in rows]))
+            .order_by(_r.c.created_at, _r.c.uuid)
+        ):
+            latest[version] = run_uuid  # ascending order: the last one wins
+    runs = {rec["id"]: rec for rec in run_records(conn, list(latest.values()))}
+    return [
+        {
+            "id": {"namespace": namespace, "name": name, "version": row.uuid},
+            "name": name,
+            "version": row.uuid,
+            "createdAt": aware(row.created_at),
+            "namespace": namespace,
+            "inputs": _dataset_ids(row.inputs),
+            "outputs": _dataset_ids(row.outputs),
+            "location": row.location,
+            "latestRun": runs.get(latest.get(row.uuid, "")),
+            "facets": {},
+        }
+        for row in rows
+    ]
+
+
+def list_job_versions(
+    conn: sa.Connection, namespace: str, name: str, page: Page
+) -> tuple[list[dict[str, Any]], int]:
+    found = job_id(conn, namespace, name)
+    total = conn.execute(
+        sa.select(sa.func.count()).select_from(_jv).where(_jv.c.job_id == found)
+    ).scalar_one()
+    rows = conn.execute(
+        page.apply(
+            sa.select(_jv)
+            .where(_jv.c.job_id == found)
+            .order_by(_jv.c.created_at.desc(), _jv.c.uuid)
+        )
+    ).all()
+    return _version_records(conn, namespace, name, rows), total
+
+
+def get_job_version(
+    conn: sa.Connection, namespace: str, name: str, version: str
+) -> dict[str, Any]:
+    found = job_id(conn, namespace, name)
+    row = conn.execute(
+        sa.select(_jv).where(_jv.c.job_id == found, _jv.c.uuid == version)
+    ).first()
+    if row is None:
+        raise NotFoundError(f"version '{version}' of job '{namespace}:{name}' not found")
+    return _version_records(conn, namespace, name, [row])[0]

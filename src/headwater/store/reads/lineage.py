@@ -1,0 +1,346 @@
+"""Neighbour queries that feed :func:`headwater.graph.traverse.walk`.
+
+Three sources, one per kind of graph, each answering ``edges_from(node_ids,
+direction)`` for a whole frontier in a fixed number of queries:
+
+- :class:`TableLineage` — ``dataset`` and ``job`` nodes. A job's edges are its
+  *version's* inputs and outputs: the current version, or with ``as_of`` the
+  version of its latest run created at or before that time.
+- :class:`RunLineage` — ``run`` nodes and *versioned* dataset nodes
+  (``dataset:ns:name#<version>``): a run's upstream is the versions it read, a
+  version's upstream is the run that wrote it. Upstream of a run is therefore
+  "which run produced what this run read".
+- :class:`ColumnLineage` — ``datasetField`` nodes, edges from the ``column_lineage``
+  table with the job they came through and their transformations.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Sequence
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from headwater.graph.model import Direction, Edge, NodeId, NodeType, Transformation
+from headwater.store import tables as t
+from headwater.store.reads.common import chunks, dataset_ids, naive
+from headwater.store.reads.runs import run_input_versions
+
+__all__ = ["ColumnLineage", "RunLineage", "TableLineage", "job_versions_at"]
+
+_ds, _ns, _j, _jv, _r = t.datasets, t.namespaces, t.jobs, t.job_versions, t.runs
+
+
+def _parse_all(node_ids: Collection[str]) -> list[NodeId]:
+    return [NodeId.parse(node_id) for node_id in node_ids]
+
+
+def job_versions_at(
+    conn: sa.Connection, keys: Sequence[tuple[str, str]], as_of: datetime | None
+) -> dict[tuple[str, str], str]:
+    """The version uuid of each job (namespace, name): current, or current at ``as_of``."""
+    result: dict[tuple[str, str], str] = {}
+    by_namespace: dict[str, list[str]] = defaultdict(list)
+    for namespace, name in set(keys):
+        by_namespace[namespace].append(name)
+    for namespace, names in by_namespace.items():
+        for batch in chunks(sorted(names)):
+            if as_of is None:
+                query = (
+                    sa.select(_j.c.name, _j.c.current_version_uuid)
+                    .join(_ns, _ns.c.id == _j.c.namespace_id)
+                    .where(_ns.c.name == namespace, _j.c.name.in_(batch))
+                )
+                rows = conn.execute(query).all()
+            else:
+                ranked = (
+                    sa.select(
+                        _j.c.name,
+                        _r.c.job_version_uuid,
+                        sa.func.row_number()
+                        .over(partition_by=_r.c.job_id, order_by=(_r.c.created_at.desc(), _r.c.uuid.desc()))
+                        .label("rank"),
+                    )
+                    .join(_j, _j.c.id == _r.c.job_id)
+                    .join(_ns, _ns.c.id == _j.c.namespace_id)
+                    .where(
+                        _ns.c.name == namespace,
+                        _j.c.name.in_(batch),
+                        _r.c.created_at <= naive(as_of),
+                        _r.c.job_version_uuid.is_not(None),
+                    )
+                    .subquery()
+                )
+                rows = conn.execute(
+                    sa.select(ranked.c.name, ranked.c.job_version_uuid).where(ranked.c.rank == 1)
+                ).all()
+            result.update({(namespace, name): v for name, v in rows if v is not None})
+    return result
+
+
+class TableLineage:
+    """Dataset/job edges, current or as of a time."""
+
+    def __init__(self, conn: sa.Connection, as_of: datetime | None = None) -> None:
+        self.conn = conn
+        self.as_of = as_of
+
+    def edges_from(self, node_ids: Collection[str], direction: Direction) -> list[Edge]:
+        parsed = _parse_all(node_ids)
+        jobs = [(n.namespace, n.name) for n in parsed if n.type is NodeType.JOB]
+        datasets = [(n.namespace, n.name) for n in parsed if n.type is NodeType.DATASET]
+        return self._job_edges(jobs, direction) + self._dataset_edges(datasets, direction)
+
+    def _io(self, versions: Collection[str]) -> dict[str, tuple[list[str], list[str]]]:
+        result: dict[str, tuple[list[str], list[str]]] = {}
+        for batch in chunks(sorted(set(versions))):
+            for uuid, inputs, outputs in self.conn.execute(
+                sa.select(_jv.c.uuid, _jv.c.inputs, _jv.c.outputs).where(_jv.c.uuid.in_(batch))
+            ):
+                result[uuid] = (list(inputs or ()), list(outputs or ()))
+        return result
+
+    def _job_edges(self, jobs: list[tuple[str, str]], direction: Direction) -> list[Edge]:
+        if not jobs:
+            return []
+        versions = job_versions_at(self.conn, jobs, self.as_of)
+        io = self._io(versions.values())
+        edges: list[Edge] = []
+        for key, version in versions.items():
+            job_node = f"job:{key[0]}:{key[1]}"
+            inputs, outputs = io.get(version, ([], []))
+            if direction is Direction.UPSTREAM:
+                edges += [Edge(dataset, job_node) for dataset in inputs]
+            else:
+                edges += [Edge(job_node, dataset) for dataset in outputs]
+        return edges
+
+    def _dataset_edges(self, datasets: list[tuple[str, str]], direction: Direction) -> list[Edge]:
+        if not datasets:
+            return []
+        ids = dataset_ids(self.conn, datasets)
+        node_of = {i: f"dataset:{ns}:{name}" for (ns, name), i in ids.items()}
+        # Producers (upstream) are found through run outputs, readers through run inputs.
+        link = t.run_outputs if direction is Direction.UPSTREAM else t.run_inputs
+        pairs: set[tuple[int, str, str]] = set()
+        for batch in chunks(list(node_of)):
+            query = (
+                sa.select(link.c.dataset_id, _ns.c.name, _j.c.name)
+                .distinct()
+                .join(_r, _r.c.uuid == link.c.run_uuid)
+                .join(_j, _j.c.id == _r.c.job_id)
+                .join(_ns, _ns.c.id == _j.c.namespace_id)
+                .where(link.c.dataset_id.in_(batch))
+            )
+            if self.as_of is None:
+                query = query.where(_r.c.job_version_uuid == _j.c.current_version_uuid)
+            else:
+                query = query.where(_r.c.created_at <= naive(self.as_of))
+            pairs.update(tuple(row) for row in self.conn.execute(query))
+        if self.as_of is not None:
+            pairs = self._current_at(pairs, direction, node_of)
+        edges = []
+        for dataset_id, job_ns, job_name in sorted(pairs):
+            job_node = f"job:{job_ns}:{job_name}"
+            dataset_node = node_of[dataset_id]
+            if direction is Direction.UPSTREAM:
+                edges.append(Edge(job_node, dataset_node))
+            else:
+                edges.append(Edge(dataset_node, job_node))
+        return edges
+
+    def _current_at(
+        self, pairs: set[tuple[int, str, str]], direction: Direction, node_of: dict[int, str]
+    ) -> set[tuple[int, str, str]]:
+        """Keep (dataset, job) pairs that the job's version at ``as_of`` still has."""
+        versions = job_versions_at(self.conn, [(ns, name) for _, ns, name in pairs], self.as_of)
+        io = self._io(versions.values())
+        kept = set()
+        for dataset_id, job_ns, job_name in pairs:
+            version = versions.get((job_ns, job_name))
+            if version is None:
+                continue
+            inputs, outputs = io.get(version, ([], []))
+            members = outputs if direction is Direction.UPSTREAM else inputs
+            if node_of[dataset_id] in members:
+                kept.add((dataset_id, job_ns, job_name))
+        return kept
+
+
+class RunLineage:
+    """Run-level lineage over runs and the dataset versions they read and wrote."""
+
+    def __init__(self, conn: sa.Connection) -> None:
+        self.conn = conn
+
+    def edges_from(self, node_ids: Collection[str], direction: Direction) -> list[Edge]:
+        parsed = _parse_all(node_ids)
+        runs = [n.name for n in parsed if n.type is NodeType.RUN]
+        versions = [n.version for n in parsed if n.type is NodeType.DATASET and n.version]
+        if direction is Direction.UPSTREAM:
+            return self._run_inputs(runs) + self._version_producers(versions)
+        return self._run_outputs(runs) + self._version_readers(versions)
+
+    def _run_inputs(self, runs: list[str]) -> list[Edge]:
+        edges = []
+        for item in run_input_versions(self.conn, runs):
+            node = f"dataset:{item.namespace}:{item.name}"
+            if item.version is not None:
+                node += f"#{item.version}"
+            edges.append(Edge(node, f"run:{item.run_uuid}"))
+        return edges
+
+    def _run_outputs(self, runs: list[str]) -> list[Edge]:
+        ro = t.run_outputs
+        edges = []
+        for batch in chunks(runs):
+            query = (
+                sa.select(ro.c.run_uuid, ro.c.dataset_version_uuid, _ns.c.name, _ds.c.name)
+                .join(_ds, _ds.c.id == ro.c.dataset_id)
+                .join(_ns, _ns.c.id == _ds.c.namespace_id)
+                .where(ro.c.run_uuid.in_(batch))
+            )
+            for run_uuid, version, namespace, name in self.conn.execute(query):
+                edges.append(Edge(f"run:{run_uuid}", f"dataset:{namespace}:{name}#{version}"))
+        return edges
+
+    def _versions(self, versions: list[str]) -> list[sa.Row[Any]]:
+        dv = t.dataset_versions
+        rows: list[sa.Row[Any]] = []
+        for batch in chunks(versions):
+            rows += self.conn.execute(
+                sa.select(dv, _ns.c.name.label("namespace"), _ds.c.name.label("name"))
+                .join(_ds, _ds.c.id == dv.c.dataset_id)
+                .join(_ns, _ns.c.id == _ds.c.namespace_id)
+                .where(dv.c.uuid.in_(batch))
+            ).all()
+        return rows
+
+    def _version_producers(self, versions: list[str]) -> list[Edge]:
+        return [
+            Edge(f"run:{row.run_uuid}", f"dataset:{row.namespace}:{row.name}#{row.uuid}")
+            for row in self._versions(versions)
+            if row.run_uuid
+        ]
+
+    def _version_readers(self, versions: list[str]) -> list[Edge]:
+        # A reader of version v read the dataset after v was written and no later than
+        # the second-next version (one run writes one version per dataset, so at most
+        # one of the next two can be the reader's own output); each candidate is then
+        # checked with the same rule the run record uses.
+        dv, ri = t.dataset_versions, t.run_inputs
+        edges = []
+        for row in self._versions(versions):
+            later = (
+                self.conn.execute(
+                    sa.select(dv.c.updated_at)
+                    .where(dv.c.dataset_id == row.dataset_id, dv.c.updated_at > row.updated_at)
+                    .order_by(dv.c.updated_at)
+                    .limit(2)
+                )
+                .scalars()
+                .all()
+            )
+            query = sa.select(ri.c.run_uuid).where(
+                ri.c.dataset_id == row.dataset_id, ri.c.created_at > row.updated_at
+            )
+            if len(later) == 2:
+                query = query.where(ri.c.created_at <= later[1])
+            candidates = self.conn.execute(query).scalars().all()
+            node = f"dataset:{row.namespace}:{row.name}#{row.uuid}"
+            for item in run_input_versions(self.conn, candidates):
+                if item.dataset_id == row.dataset_id and item.version == row.uuid:
+                    edges.append(Edge(node, f"run:{item.run_uuid}"))
+        return edges
+
+
+class ColumnLineage:
+    """Column edges between ``datasetField`` nodes, with their job and transformations."""
+
+    def __init__(self, conn: sa.Connection, as_of: datetime | None = None) -> None:
+        self.conn = conn
+        self.as_of = as_of
+
+    def fields_of(self, dataset_node_ids: Collection[str]) -> list[str]:
+        keys = [(n.namespace, n.name) for n in _parse_all(dataset_node_ids)]
+        ids = dataset_ids(self.conn, keys)
+        key_of = {i: k for k, i in ids.items()}
+        result = []
+        for batch in chunks(list(key_of)):
+            for dataset_id, name in self.conn.execute(
+                sa.select(t.fields.c.dataset_id, t.fields.c.name).where(
+                    t.fields.c.dataset_id.in_(batch)
+                )
+            ):
+                namespace, dataset = key_of[dataset_id]
+                result.append(f"datasetField:{namespace}:{dataset}:{name}")
+        return result
+
+    def edges_from(self, node_ids: Collection[str], direction: Direction) -> list[Edge]:
+        fields = [n for n in _parse_all(node_ids) if n.type is NodeType.DATASET_FIELD]
+        if not fields:
+            return []
+        ids = dataset_ids(self.conn, [(f.namespace, f.name) for f in fields])
+        wanted = {(ids[(f.namespace, f.name)], f.field) for f in fields if (f.namespace, f.name) in ids}
+        if not wanted:
+            return []
+        cl = t.column_lineage
+        near_ds, near_field, far_ds, far_field = (
+            (cl.c.target_dataset_id, cl.c.target_field, cl.c.source_dataset_id, cl.c.source_field)
+            if direction is Direction.UPSTREAM
+            else (cl.c.source_dataset_id, cl.c.source_field, cl.c.target_dataset_id, cl.c.target_field)
+        )
+        far, far_ns = _ds.alias("far"), _ns.alias("far_ns")
+        job_ns = _ns.alias("job_ns")
+        grouped: dict[tuple[str, str, str | None], list[Transformation]] = defaultdict(list)
+        near_names = {ids_key: f"{ns}:{name}" for (ns, name), ids_key in ids.items()}
+        for batch in chunks(sorted(wanted)):
+            query = (
+                sa.select(
+                    near_ds.label("near_ds"),
+                    near_field.label("near_field"),
+                    far_field.label("far_field"),
+                    far.c.name.label("far_name"),
+                    far_ns.c.name.label("far_namespace"),
+                    cl.c.transformation_type,
+                    cl.c.transformation_subtype,
+                    cl.c.description,
+                    cl.c.masking,
+                    _j.c.name.label("job_name"),
+                    job_ns.c.name.label("job_namespace"),
+                )
+                .join(far, far.c.id == far_ds)
+                .join(far_ns, far_ns.c.id == far.c.namespace_id)
+                .outerjoin(_r, _r.c.uuid == cl.c.run_uuid)
+                .outerjoin(_j, _j.c.id == _r.c.job_id)
+                .outerjoin(job_ns, job_ns.c.id == _j.c.namespace_id)
+                .where(
+                    near_ds.in_({d for d, _ in batch}),
+                    near_field.in_({f for _, f in batch}),
+                    cl.c.target_field != "",
+                )
+            )
+            if self.as_of is not None:
+                query = query.where(cl.c.created_at <= naive(self.as_of))
+            pairs = set(batch)
+            for row in self.conn.execute(query):
+                if (row.near_ds, row.near_field) not in pairs:
+                    continue
+                near = f"datasetField:{near_names[row.near_ds]}:{row.near_field}"
+                other = f"datasetField:{row.far_namespace}:{row.far_name}:{row.far_field}"
+                via = f"job:{row.job_namespace}:{row.job_name}" if row.job_name else None
+                up, down = (other, near) if direction is Direction.UPSTREAM else (near, other)
+                grouped[(up, down, via)].append(
+                    Transformation(
+                        row.transformation_type or "",
+                        row.transformation_subtype or None,
+                        row.description,
+                        bool(row.masking),
+                    )
+                )
+        return [
+            Edge(up, down, via, tuple(sorted(trs, key=lambda tr: (tr.type, tr.subtype or ""))))
+            for (up, down, via), trs in grouped.items()
+        ]

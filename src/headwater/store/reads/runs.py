@@ -1,0 +1,236 @@
+"""Read queries for runs: records, a job's runs, run facets, and which versions a run read.
+
+Run state comes from the store's order-independent merge (a terminal event wins);
+here it is only renamed to Marquez's vocabulary.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+
+from headwater.errors import NotFoundError
+from headwater.store import tables as t
+from headwater.store.queries import input_version_uuid
+from headwater.store.reads.common import Page, aware, chunks
+
+__all__ = [
+    "InputVersion",
+    "MARQUEZ_RUN_STATES",
+    "get_run",
+    "list_runs",
+    "run_facets",
+    "run_input_versions",
+    "run_records",
+    "run_rows",
+]
+
+#: OpenLineage eventType of the winning event -> Marquez run state.
+MARQUEZ_RUN_STATES = {
+    "START": "RUNNING",
+    "RUNNING": "RUNNING",
+    "COMPLETE": "COMPLETED",
+    "FAIL": "FAILED",
+    "ABORT": "ABORTED",
+}
+
+_r, _j, _ns, _ds = t.runs, t.jobs, t.namespaces, t.datasets
+
+
+@dataclass(frozen=True, slots=True)
+class InputVersion:
+    """A dataset a run read, and the version it read (None: no version existed before)."""
+
+    run_uuid: str
+    dataset_id: int
+    namespace: str
+    name: str
+    version: str | None
+    read_at: Any
+
+
+def run_input_versions(conn: sa.Connection, run_uuids: Sequence[str]) -> list[InputVersion]:
+    """Which dataset version each run read.
+
+    The store does not pin it at write time (events arrive in any order); it is the
+    latest version of the dataset completed strictly before the run first listed
+    the input, written by another run (or by a DatasetEvent) — see
+    :func:`headwater.store.queries.input_version_uuid`.
+    """
+    ri = t.run_inputs
+    # The rule itself lives with the tables it reads (headwater.store.queries).
+    version = input_version_uuid(ri)
+    result: list[InputVersion] = []
+    for batch in chunks(sorted(set(run_uuids))):
+        query = (
+            sa.select(
+                ri.c.run_uuid,
+                ri.c.dataset_id,
+                _ns.c.name.label("namespace"),
+                _ds.c.name,
+                version.label("version"),
+                ri.c.created_at,
+            )
+            .join(_ds, _ds.c.id == ri.c.dataset_id)
+            .join(_ns, _ns.c.id == _ds.c.namespace_id)
+            .where(ri.c.run_uuid.in_(batch))
+            .order_by(ri.c.run_uuid, _ns.c.name, _ds.c.name)
+        )
+        result += [InputVersion(*row) for row in conn.execute(query)]
+    return result
+
+
+def _run_select() -> sa.Select[Any]:
+    return (
+        sa.select(_r, _j.c.name.label("job_name"), _ns.c.name.label("namespace"))
+        .join(_j, _j.c.id == _r.c.job_id)
+        .join(_ns, _ns.c.id == _j.c.namespace_id)
+    )
+
+
+def run_rows(conn: sa.Connection, run_uuids: Sequence[str]) -> list[sa.Row[Any]]:
+    rows: list[sa.Row[Any]] = []
+    for batch in chunks(sorted(set(run_uuids))):
+        rows += conn.execute(_run_select().where(_r.c.uuid.in_(batch))).all()
+    return rows
+
+
+def run_records(conn: sa.Connection, run_uuids: Sequence[str]) -> list[dict[str, Any]]:
+    """Marquez ``Run`` records, in the order of ``run_uuids`` (unknown ids skipped)."""
+    rows = {row.uuid: row for row in run_rows(conn, run_uuids)}
+    return _records(conn, [rows[u] for u in dict.fromkeys(run_uuids) if u in rows])
+
+
+def _records(conn: sa.Connection, rows: Sequence[sa.Row[Any]]) -> list[dict[str, Any]]:
+    if not rows:
+        return []
+    uuids = [row.uuid for row in rows]
+    inputs: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for item in run_input_versions(conn, uuids):
+        if item.version is not None:
+            inputs[item.run_uuid].append(
+                {
+                    "datasetVersionId": {
+                        "namespace": item.namespace,
+                        "name": item.name,
+                        "version": item.version,
+                    },
+                    "facets": {},
+                }
+            )
+    outputs: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    ro = t.run_outputs
+    for batch in chunks(uuids):
+        query = (
+            sa.select(ro.c.run_uuid, ro.c.dataset_version_uuid, _ds.c.name, _ns.c.name)
+            .join(_ds, _ds.c.id == ro.c.dataset_id)
+            .join(_ns, _ns.c.id == _ds.c.namespace_id)
+            .where(ro.c.run_uuid.in_(batch))
+            .order_by(ro.c.run_uuid, _ns.c.name, _ds.c.name)
+        )
+        for run_uuid, version, name, namespace in conn.execute(query):
+            outputs[run_uuid].append(
+                {
+                    "datasetVersionId": {"namespace": namespace, "name": name, "version": version},
+                    "facets": {},
+                }
+            )
+    facets = _facets_by_run(conn, uuids)
+    records = []
+    for row in rows:
+        started, ended = aware(row.started_at), aware(row.ended_at)
+        duration = (
+            int((ended - started).total_seconds() * 1000) if started and ended else None
+        )
+        records.append(
+            {
+                "id": row.uuid,
+                "createdAt": aware(row.created_at),
+                "updatedAt": aware(row.updated_at),
+                "nominalStartTime": aware(row.nominal_start_time),
+                "nominalEndTime": aware(row.nominal_end_time),
+                "state": MARQUEZ_RUN_STATES.get(row.state or "", "NEW"),
+                "startedAt": started,
+                "endedAt": ended,
+                "durationMs": duration,
+                "args": {},
+                "jobVersion": (
+                    {"namespace": row.namespace, "name": row.job_name, "version": row.job_version_uuid}
+                    if row.job_version_uuid
+                    else None
+                ),
+                "inputDatasetVersions": inputs.get(row.uuid, []),
+                "outputDatasetVersions": outputs.get(row.uuid, []),
+                "context": {},
+                "facets": facets.get(row.uuid, {}),
+            }
+        )
+    return records
+
+
+def _facets_by_run(conn: sa.Connection, uuids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    f = t.facets
+    result: dict[str, dict[str, Any]] = defaultdict(dict)
+    for batch in chunks(uuids):
+        subjects = [f"run:{u}" for u in batch]
+        for subject, name, payload in conn.execute(
+            sa.select(f.c.subject, f.c.name, f.c.payload).where(
+                f.c.kind == "run", f.c.run_uuid == "", f.c.subject.in_(subjects)
+            )
+        ):
+            result[subject[len("run:") :]][name] = payload
+    return result
+
+
+def get_run(conn: sa.Connection, run_uuid: str) -> dict[str, Any]:
+    records = run_records(conn, [run_uuid])
+    if not records:
+        raise NotFoundError(f"run '{run_uuid}' not found")
+    return records[0]
+
+
+def list_runs(
+    conn: sa.Connection, job_id: int, page: Page
+) -> tuple[list[dict[str, Any]], int]:
+    """A job's runs, newest first."""
+    total = conn.execute(
+        sa.select(sa.func.count()).select_from(_r).where(_r.c.job_id == job_id)
+    ).scalar_one()
+    rows = conn.execute(
+        page.apply(
+            _run_select().where(_r.c.job_id == job_id).order_by(_r.c.created_at.desc(), _r.c.uuid)
+        )
+    ).all()
+    return _records(conn, rows), total
+
+
+def run_facets(conn: sa.Connection, run_uuid: str, kind: str) -> dict[str, Any]:
+    """The run's own facets (``kind='run'``) or its job's facets as of the run (``'job'``)."""
+    row = conn.execute(_run_select().where(_r.c.uuid == run_uuid)).first()
+    if row is None:
+        raise NotFoundError(f"run '{run_uuid}' not found")
+    f = t.facets
+    if kind == "run":
+        where = [f.c.kind == "run", f.c.subject == f"run:{run_uuid}", f.c.run_uuid == ""]
+        return dict(conn.execute(sa.select(f.c.name, f.c.payload).where(*where)).all())
+    job_node = f"job:{row.namespace}:{row.job_name}"
+    # Job facets kept per run (e.g. sourceCodeLocation) override the job's latest ones.
+    facets = dict(
+        conn.execute(
+            sa.select(f.c.name, f.c.payload).where(
+                f.c.kind == "job", f.c.subject == job_node, f.c.run_uuid == ""
+            )
+        ).all()
+    )
+    facets.update(
+        conn.execute(
+            sa.select(f.c.name, f.c.payload).where(
+                f.c.kind == "job", f.c.subject == job_node, f.c.run_uuid == run_uuid
+            )
+        ).all()
+    )
+    return facets

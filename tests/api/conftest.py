@@ -1,0 +1,37 @@
+"""API test fixtures: the retail events ingested through POST /api/v1/lineage/batch
+into a real store (SQLite and PostgreSQL), read back through an in-process app."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from headwater.config import Settings
+from headwater.server.app import create_app
+from headwater.store import Store
+from tests.api.retail_events import events
+
+
+@pytest.fixture
+def store(db_url: str) -> Iterator[Store]:
+    opened = Store.open(db_url, migrate=True)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+@pytest.fixture
+def client(store: Store) -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(), store)) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def retail(client: TestClient) -> TestClient:
+    """``client`` after ingesting the retail events through the ingestion API."""
+    response = client.post("/api/v1/lineage/batch", json=events())
+    assert response.status_code < 300, response.text
+    return client
