@@ -18,6 +18,7 @@ from headwater import __version__
 __all__ = ["main"]
 
 _COMMANDS: dict[str, str] = {
+    "instrument": "headwater.cli.instrument:instrument",
     "version": "headwater.cli.version:version",
 }
 
