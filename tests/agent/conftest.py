@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from tests.agent.spec import validate_event
+
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
 WAREHOUSE = "/tmp/headwater-test-warehouse"
@@ -66,7 +68,11 @@ class Lineage:
         assert self.agent.flush(30.0)
         if not self.path.exists():
             return []
-        return [json.loads(line) for line in self.path.read_text().splitlines() if line.strip()]
+        events = [json.loads(line) for line in self.path.read_text().splitlines() if line.strip()]
+        # Every event any agent test sees must validate against the OpenLineage spec.
+        for event in events:
+            validate_event(event)
+        return events
 
     def action_events(self) -> list[dict[str, Any]]:
         """Events of child runs only (not the application run)."""

@@ -69,7 +69,7 @@ def _catalog_args(ctx: VisitContext, catalog_impl: str) -> dict[str, Any]:
     return {
         "name": "spark_catalog",
         "framework": type_,
-        "type": type_,
+        "type_": type_,
         "warehouse_uri": ctx.warehouse_uri,
     }
 

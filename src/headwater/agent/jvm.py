@@ -26,18 +26,39 @@ JvmFacts = dict[str, dict[str, Any]]
 
 
 class PlanCapture:
-    """A plan tree plus the JVM facts for its nodes."""
+    """A plan tree plus the JVM facts for its nodes.
 
-    def __init__(self, tree: PlanNode, facts: JvmFacts) -> None:
+    ``raw`` keeps the JSON each tree was parsed from (the root plan under
+    ``"root"``, followed cached plans under their node's key), so a capture can be
+    recorded as a golden fixture and rebuilt without a JVM.
+    """
+
+    def __init__(self, tree: PlanNode, facts: JvmFacts, raw: dict[str, Any] | None = None) -> None:
         self.tree = tree
         self.facts = facts
+        self.raw = raw or {}
 
     def facts_for(self, node: PlanNode) -> dict[str, Any]:
         return self.facts.get(node.key, {})
 
     def to_json(self) -> dict[str, Any]:
         """A recordable form (used for golden fixtures)."""
-        return {"facts": self.facts}
+        return {"plans": self.raw, "facts": self.facts}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PlanCapture:
+        """Rebuild a recorded capture (see :meth:`to_json`)."""
+        plans = data["plans"]
+        tree = parse_plan(plans["root"])
+        pending = True
+        while pending:
+            pending = False
+            for node in list(tree.walk()):
+                cached_key = f"{node.key}/cached:None" if node.path else "cached:None"
+                if node.cls == "InMemoryRelation" and "cached" not in node.inner and cached_key in plans:
+                    node.inner["cached"] = parse_plan(plans[cached_key], (*node.path, ("cached", None)))
+                    pending = True
+        return cls(tree, data.get("facts", {}), plans)
 
 
 def resolve(root: Any, path: tuple[tuple[str, Any], ...], cache: dict[tuple, Any]) -> Any:
@@ -219,7 +240,9 @@ def capture_plan(jplan: Any, max_cached_depth: int = 8) -> PlanCapture:
     Cached relations (``InMemoryRelation``) are followed to the plan that filled
     the cache, which becomes the node's ``cached`` inner plan.
     """
-    tree = parse_plan(json.loads(jplan.toJSON()))
+    root_json = json.loads(jplan.toJSON())
+    tree = parse_plan(root_json)
+    raw: dict[str, Any] = {"root": root_json}
     facts: JvmFacts = {}
     cache: dict[tuple, Any] = {}
     pending = [tree]
@@ -231,9 +254,9 @@ def capture_plan(jplan: Any, max_cached_depth: int = 8) -> PlanCapture:
                 if node.cls == "InMemoryRelation" and "cached" not in node.inner:
                     try:
                         cached = resolve(jplan, (*node.path, ("cached", None)), cache)
-                        inner = parse_plan(
-                            json.loads(cached.toJSON()), (*node.path, ("cached", None))
-                        )
+                        cached_json = json.loads(cached.toJSON())
+                        inner = parse_plan(cached_json, (*node.path, ("cached", None)))
+                        raw[inner.key] = cached_json
                         node.inner["cached"] = inner
                         next_round.append(inner)
                     except Exception:
@@ -248,7 +271,7 @@ def capture_plan(jplan: Any, max_cached_depth: int = 8) -> PlanCapture:
                     logger.debug("JVM look-up failed for %s at %s", node.cls, node.key, exc_info=True)
         pending = next_round
         depth += 1
-    return PlanCapture(tree, facts)
+    return PlanCapture(tree, facts, raw)
 
 
 def executed_plan_facts(qe: Any) -> dict[str, Any]:

@@ -1,0 +1,94 @@
+"""Run model: application run, child runs, parent/root facets, job names (no JVM)."""
+
+from __future__ import annotations
+
+import uuid
+
+from headwater.agent.config import AgentConfig
+from headwater.agent.run_model import RunModel, iso_time, uuid7
+from tests.agent.spec import validate_event
+
+PARENT = "bd9c2467-3ed7-4fdc-85c2-41ebf5c73b40"
+ROOT = "11111111-2222-4333-8444-555555555555"
+
+
+def _model(conf: dict[str, str] | None = None, env: dict[str, str] | None = None) -> RunModel:
+    config = AgentConfig.from_sources(conf or {}, env or {})
+    return RunModel(config, "Generic Integration Test", "4.0.1", "0.1.0")
+
+
+def test_uuid7_is_time_ordered_version_7() -> None:
+    first, second = uuid7(1_000), uuid7(2_000)
+    assert uuid.UUID(first).version == 7
+    assert first < second
+
+
+def test_iso_time_is_utc_with_milliseconds() -> None:
+    assert iso_time(0) == "1970-01-01T00:00:00.000Z"
+
+
+def test_application_run_has_configured_parent_and_validates() -> None:
+    model = _model(
+        {
+            "spark.openlineage.namespace": "generic-namespace",
+            "spark.openlineage.parentJobNamespace": "parent-namespace",
+            "spark.openlineage.parentJobName": "parent-job",
+            "spark.openlineage.parentRunId": PARENT,
+        }
+    )
+    event = model.application_event("START")
+    validate_event(event)
+    assert event["job"] == {
+        "namespace": "generic-namespace",
+        "name": "generic_integration_test",
+        "facets": event["job"]["facets"],
+    }
+    assert event["job"]["facets"]["jobType"]["jobType"] == "APPLICATION"
+    parent = event["run"]["facets"]["parent"]
+    assert parent["job"] == {"namespace": "parent-namespace", "name": "parent-job"}
+    assert parent["run"] == {"runId": PARENT}
+    # Without a configured root parent, the parent is the root.
+    assert parent["root"]["run"] == {"runId": PARENT}
+
+
+def test_action_runs_point_to_the_application_and_the_root() -> None:
+    model = _model(
+        {"spark.openlineage.namespace": "ns"},
+        {"OPENLINEAGE_PARENT_ID": f"p-ns/p-job/{PARENT}", "OPENLINEAGE_ROOT_PARENT_ID": f"r-ns/r-job/{ROOT}"},
+    )
+    facets = model.action_run_facets()
+    assert facets["parent"]["job"] == {"namespace": "ns", "name": "generic_integration_test"}
+    assert facets["parent"]["run"] == {"runId": model.app_run_id}
+    assert facets["parent"]["root"] == {"job": {"namespace": "r-ns", "name": "r-job"}, "run": {"runId": ROOT}}
+    assert model.application_run_facets()["parent"]["root"]["run"]["runId"] == ROOT
+
+
+def test_action_run_without_orchestrator_has_application_as_root() -> None:
+    model = _model()
+    root = model.action_run_facets()["parent"]["root"]
+    assert root["run"]["runId"] == model.app_run_id
+    assert "parent" not in model.application_run_facets()
+
+
+def test_job_names() -> None:
+    model = _model({"spark.openlineage.appName": "Overwrite Name"})
+    assert model.action_job_name("Execute InsertIntoHiveTable", "warehouse_test") == (
+        "overwrite_name.execute_insert_into_hive_table.warehouse_test"
+    )
+    assert model.action_job_name("Execute AlterTableAddColumnsCommand", None) == (
+        "overwrite_name.execute_alter_table_add_columns_command"
+    )
+    no_suffix = _model({"spark.openlineage.jobName.appendDatasetName": "false"})
+    assert no_suffix.action_job_name("Execute X", "a.b") == "generic_integration_test.execute_x"
+    assert model.action_job_name("Execute X", "db.t") == "overwrite_name.execute_x.db_t"
+
+
+def test_application_fail_carries_error_message() -> None:
+    event = _model().application_event("FAIL", ("boom", "trace"))
+    validate_event(event)
+    assert event["run"]["facets"]["errorMessage"]["message"] == "boom"
+
+
+def test_disabled_facets_are_left_out() -> None:
+    model = _model({"spark.openlineage.facets.processing_engine.disabled": "true"})
+    assert "processing_engine" not in model.action_run_facets()
