@@ -11,8 +11,9 @@ batch), the result is the same whatever order the events arrived in:
 * ``dataset_versions``: ``fields``/``lifecycle_state`` from the version's facets.
 * ``runs``: nominal times and parent run from the ``nominalTime``/``parent`` facets;
   ``job_version_uuid`` from the run's inputs, outputs and source location.
-* ``job_versions``: created/updated = min/max over their runs; a version no run
-  uses any more is deleted (a run's shape grows as its events arrive).
+* ``job_versions``: created/updated = min/max over their runs (merged like any
+  row); a version no run uses any more is deleted (a run's shape grows as its
+  events arrive) and one that lost a run has its span recomputed.
 * ``jobs.current_version_uuid``: the job version of the latest run.
 """
 
@@ -20,12 +21,12 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import datetime
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
+from headwater.store import rules
 from headwater.store import tables as t
 from headwater.store.extract import (
     Facts,
@@ -34,14 +35,12 @@ from headwater.store.extract import (
     parse_time,
     run_node,
 )
+from headwater.store.merge import merge_into, upsert_statement
 
 if TYPE_CHECKING:
     from headwater.store.writer import Writer
 
 __all__ = ["after_batch"]
-
-# Placeholder times of a new job version, replaced by its runs' times below.
-_EPOCH = datetime(1970, 1, 1)
 
 _JOB_VERSION_NS = uuid.UUID("0b8f8f5c-3c1d-4f57-8d0e-1c5f9f3d7a21")
 
@@ -88,12 +87,11 @@ def _datasets(conn: sa.Connection, ids: dict[tuple[str, str], int | None]) -> No
     node_of = {dataset_node(*key): ds_id for key, ds_id in ids.items()}
     facets = _latest_facets(conn, "dataset", node_of,
                             ("schema", "documentation", "dataSource", "lifecycleStateChange"))
-    v, w = t.dataset_versions, t.dataset_versions.alias("w")
-    newer = sa.exists().where(w.c.dataset_id == v.c.dataset_id, sa.or_(
-        w.c.updated_at > v.c.updated_at,
-        sa.and_(w.c.updated_at == v.c.updated_at, w.c.uuid > v.c.uuid)))
-    current = dict(conn.execute(sa.select(v.c.dataset_id, v.c.uuid).where(
-        v.c.dataset_id.in_(list(ids.values())), ~newer)).all())
+    v = t.dataset_versions
+    latest = (sa.select(v.c.uuid).where(v.c.dataset_id == t.datasets.c.id)
+              .order_by(v.c.updated_at.desc(), v.c.uuid.desc()).limit(1).scalar_subquery())
+    current = dict(conn.execute(sa.select(t.datasets.c.id, latest).where(
+        t.datasets.c.id.in_(list(ids.values())))).all())
     d = t.datasets
     stored = {row.id: row for row in conn.execute(sa.select(
         d.c.id, d.c.namespace_id, d.c.source_name, d.c.description, d.c.fields,
@@ -159,6 +157,7 @@ def _runs(conn: sa.Connection, run_uuids: list[str]) -> None:
     r, j, ns = t.runs, t.jobs, t.namespaces
     stored = {row.uuid: row for row in conn.execute(
         sa.select(r.c.uuid, r.c.job_id, r.c.job_version_uuid, r.c.nominal_start_time,
+                  r.c.created_at, r.c.updated_at,
                   r.c.nominal_end_time, r.c.parent_run_uuid, ns.c.name.label("job_namespace"),
                   j.c.name.label("job_name"))
         .join(j, j.c.id == r.c.job_id).join(ns, ns.c.id == j.c.namespace_id)
@@ -184,8 +183,10 @@ def _runs(conn: sa.Connection, run_uuids: list[str]) -> None:
         location = locations.get(run_uuid)
         job = job_node(row.job_namespace, row.job_name)
         version = str(uuid.uuid5(_JOB_VERSION_NS, json.dumps([job, inputs, outputs, location])))
-        versions[version] = {"uuid": version, "job_id": row.job_id, "location": location,
-                             "inputs": inputs, "outputs": outputs}
+        merge_into(versions, version, {
+            "uuid": version, "job_id": row.job_id, "location": location, "inputs": inputs,
+            "outputs": outputs, "created_at": row.created_at, "updated_at": row.updated_at,
+        }, rules.JOB_VERSIONS)
         nominal = facets.get((run_node(run_uuid), "nominalTime"))
         parent = facets.get((run_node(run_uuid), "parent"))
         want = {"job_version_uuid": version,
@@ -198,35 +199,31 @@ def _runs(conn: sa.Connection, run_uuids: list[str]) -> None:
             old_versions.add(row.job_version_uuid)
         jobs.add(row.job_id)
     jv = t.job_versions
-    existing = set(conn.scalars(sa.select(jv.c.uuid).where(jv.c.uuid.in_(list(versions)))))
-    fresh = [dict(v, created_at=_EPOCH, updated_at=_EPOCH)
-             for k, v in versions.items() if k not in existing]
-    if fresh:
-        conn.execute(jv.insert(), fresh)
+    if versions:
+        conn.execute(upsert_statement(rules.JOB_VERSIONS, conn.dialect.name), list(versions.values()))
     if updates:
         conn.execute(r.update().where(r.c.uuid == sa.bindparam("b_uuid")), updates)
     if old_versions:
+        # A run's shape grew, so it left its old version: drop the version if no
+        # run uses it any more, else recompute its span from the runs left.
         unused = ~sa.exists().where(r.c.job_version_uuid == jv.c.uuid)
         conn.execute(jv.delete().where(jv.c.uuid.in_(list(old_versions)), unused))
-    # Version times span their runs' times.
-    runs_of = sa.select(sa.func.min(r.c.created_at)).where(r.c.job_version_uuid == jv.c.uuid)
-    last_of = sa.select(sa.func.max(r.c.updated_at)).where(r.c.job_version_uuid == jv.c.uuid)
-    conn.execute(jv.update().where(jv.c.uuid.in_(list(versions))).values(
-        created_at=runs_of.scalar_subquery(), updated_at=last_of.scalar_subquery()))
+        first = sa.select(sa.func.min(r.c.created_at)).where(r.c.job_version_uuid == jv.c.uuid)
+        last = sa.select(sa.func.max(r.c.updated_at)).where(r.c.job_version_uuid == jv.c.uuid)
+        conn.execute(jv.update().where(jv.c.uuid.in_(list(old_versions))).values(
+            created_at=first.scalar_subquery(), updated_at=last.scalar_subquery()))
     _current_job_versions(conn, jobs)
 
 
 def _current_job_versions(conn: sa.Connection, job_ids: set[int]) -> None:
-    r, w, j = t.runs, t.runs.alias("w"), t.jobs
-    later = sa.exists().where(w.c.job_id == r.c.job_id, sa.or_(
-        w.c.created_at > r.c.created_at,
-        sa.and_(w.c.created_at == r.c.created_at, w.c.uuid > r.c.uuid)))
-    latest = dict(conn.execute(sa.select(r.c.job_id, r.c.job_version_uuid).where(
-        r.c.job_id.in_(list(job_ids)), ~later)).all())
-    stored = dict(conn.execute(sa.select(j.c.id, j.c.current_version_uuid).where(
-        j.c.id.in_(list(job_ids)))).all())
-    updates = [{"b_id": job_id, "current_version_uuid": version}
-               for job_id, version in latest.items() if stored.get(job_id) != version]
+    r, j = t.runs, t.jobs
+    latest = (sa.select(r.c.job_version_uuid).where(r.c.job_id == j.c.id)
+              .order_by(r.c.created_at.desc(), r.c.uuid.desc()).limit(1).scalar_subquery())
+    updates = [
+        {"b_id": row.id, "current_version_uuid": row.latest}
+        for row in conn.execute(sa.select(j.c.id, j.c.current_version_uuid, latest.label("latest"))
+                                .where(j.c.id.in_(list(job_ids))))
+        if row.current_version_uuid != row.latest
+    ]
     if updates:
         conn.execute(j.update().where(j.c.id == sa.bindparam("b_id")), updates)
-

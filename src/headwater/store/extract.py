@@ -242,7 +242,9 @@ class Facts:
             row = {"kind": kind, "subject": subject, "run_uuid": run_uuid, "name": name,
                    "payload": payload, "event_time": ev.time, "event_hash": ev.event_hash}
             self.put(rules.FACETS, (kind, subject, run_uuid, name), row)
-            self.put(rules.FACET_HISTORY, (kind, subject, run_uuid, name, ev.event_hash), dict(row))
+            self.put(rules.FACET_HISTORY, (kind, subject, run_uuid, name, ev.event_hash),
+                     {"kind": kind, "subject": subject, "run_uuid": run_uuid, "name": name,
+                      "event_time": ev.time, "event_hash": ev.event_hash})
 
     def _dataset_facets(self, key: DatasetKey, facets: Mapping[str, Any],
                         version: str | None, ev: ParsedEvent) -> None:

@@ -13,6 +13,7 @@ __all__ = [
     "FACETS",
     "FACET_HISTORY",
     "JOBS",
+    "JOB_VERSIONS",
     "NAMESPACES",
     "RUNS",
     "RUN_INPUTS",
@@ -30,6 +31,7 @@ DATASET_SYMLINKS = MergeRule(
     t.dataset_symlinks, ("dataset_id", "namespace", "name"), least=("created_at", "type")
 )
 JOBS = MergeRule(t.jobs, ("namespace_id", "name"))
+JOB_VERSIONS = MergeRule(t.job_versions, ("uuid",))
 RUNS = MergeRule(
     t.runs,
     ("uuid",),
@@ -48,6 +50,7 @@ FACETS = MergeRule(
     guard=("event_time", "event_hash"),
     guarded=("payload",),
 )
+# Only de-duplicates inside a batch; rows are plain inserts (see writer).
 FACET_HISTORY = MergeRule(
     t.facet_history, ("kind", "subject", "run_uuid", "name", "event_hash"), least=(), greatest=()
 )

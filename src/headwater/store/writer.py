@@ -80,7 +80,8 @@ class Writer:
         self.tag_ids = IdCache()
         self._caches = (self.namespace_ids, self.dataset_ids, self.job_ids, self.tag_ids)
         self._upserts: dict[str, sa.Insert] = {}
-        self._insert_event = _insert_ignore(dialect_name, t.events)
+        self._insert_event = (dialects.insert(dialect_name, t.events).on_conflict_do_nothing()
+                              .returning(t.events.c.event_hash))
 
     def commit(self) -> None:
         for cache in self._caches:
@@ -109,17 +110,21 @@ class Writer:
         for part in chunks(unique):
             existing.update(conn.scalars(sa.select(t.events.c.event_hash)
                                          .where(t.events.c.event_hash.in_(part))))
-        new = [ev for h, ev in unique.items() if h not in existing]
-        if not new:
+        candidates = [ev for h, ev in unique.items() if h not in existing]
+        if not candidates:
             return set()
         received = datetime.now(UTC).replace(tzinfo=None)
-        conn.execute(self._insert_event, [
+        # RETURNING names the rows this transaction really inserted: a
+        # concurrent writer (another server on the same PostgreSQL) may have
+        # stored some of them since the check above.
+        inserted = set(conn.scalars(self._insert_event, [
             {"event_hash": ev.event_hash, "event_time": ev.time, "event_type": ev.event_type,
              "kind": ev.kind, "run_uuid": ev.run_uuid,
              "job_namespace": ev.job[0] if ev.job else None,
              "job_name": ev.job[1] if ev.job else None,
              "payload": ev.payload, "received_at": received}
-            for ev in new])
+            for ev in candidates]))
+        new = [ev for ev in candidates if ev.event_hash in inserted]
         facts = Facts()
         for ev in new:
             facts.add(ev)
@@ -173,7 +178,9 @@ class Writer:
             _replace(r, "tag", "tag_id", self.tag_ids.get(r["tag"]))
             for r in facts.table_rows(rules.TAG_ASSIGNMENTS).values()])
         self._upsert(conn, rules.FACETS, list(facts.table_rows(rules.FACETS).values()))
-        self._upsert(conn, rules.FACET_HISTORY, list(facts.table_rows(rules.FACET_HISTORY).values()))
+        history = list(facts.table_rows(rules.FACET_HISTORY).values())
+        if history:
+            conn.execute(t.facet_history.insert(), history)
 
     # -- ids ---------------------------------------------------------------------------
 
@@ -207,6 +214,3 @@ def _replace(row: dict[str, Any], old: str, new: str, value: Any) -> dict[str, A
     out[new] = value
     return out
 
-
-def _insert_ignore(dialect_name: str, table: sa.Table) -> Any:
-    return dialects.insert(dialect_name, table).on_conflict_do_nothing()

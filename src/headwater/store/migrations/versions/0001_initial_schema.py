@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises:
-Create Date: 2026-11-22 07:58:49.024581
+Create Date: 2026-11-22 08:04:35.596399
 """
 
 from __future__ import annotations
@@ -42,12 +42,13 @@ def upgrade() -> None:
     sa.Column('subject', sa.Text(), nullable=False),
     sa.Column('run_uuid', sa.String(length=64), nullable=False),
     sa.Column('name', sa.Text(), nullable=False),
-    sa.Column('payload', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
     sa.Column('event_time', sa.DateTime(), nullable=False),
     sa.Column('event_hash', sa.String(length=64), nullable=False),
-    sa.PrimaryKeyConstraint('id', name=op.f('pk_facet_history')),
-    sa.UniqueConstraint('kind', 'subject', 'run_uuid', 'name', 'event_hash', name=op.f('uq_facet_history_kind_subject_run_uuid_name_event_hash'))
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_facet_history'))
     )
+    with op.batch_alter_table('facet_history', schema=None) as batch_op:
+        batch_op.create_index('ix_facet_history_subject_name', ['subject', 'name'], unique=False)
+
     op.create_table('facets',
     sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
     sa.Column('kind', sa.String(length=16), nullable=False),
@@ -183,7 +184,7 @@ def upgrade() -> None:
     sa.UniqueConstraint('uuid', name=op.f('uq_dataset_versions_uuid'))
     )
     with op.batch_alter_table('dataset_versions', schema=None) as batch_op:
-        batch_op.create_index('ix_dataset_versions_dataset_id_created_at', ['dataset_id', 'created_at'], unique=False)
+        batch_op.create_index('ix_dataset_versions_dataset_id_updated_at', ['dataset_id', 'updated_at'], unique=False)
         batch_op.create_index(batch_op.f('ix_dataset_versions_run_uuid'), ['run_uuid'], unique=False)
 
     op.create_table('fields',
@@ -261,7 +262,7 @@ def upgrade() -> None:
     sa.UniqueConstraint('uuid', name=op.f('uq_runs_uuid'))
     )
     with op.batch_alter_table('runs', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_runs_job_id'), ['job_id'], unique=False)
+        batch_op.create_index('ix_runs_job_id_created_at', ['job_id', 'created_at'], unique=False)
         batch_op.create_index(batch_op.f('ix_runs_job_version_uuid'), ['job_version_uuid'], unique=False)
         batch_op.create_index(batch_op.f('ix_runs_parent_run_uuid'), ['parent_run_uuid'], unique=False)
 
@@ -271,7 +272,7 @@ def downgrade() -> None:
     with op.batch_alter_table('runs', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_runs_parent_run_uuid'))
         batch_op.drop_index(batch_op.f('ix_runs_job_version_uuid'))
-        batch_op.drop_index(batch_op.f('ix_runs_job_id'))
+        batch_op.drop_index('ix_runs_job_id_created_at')
 
     op.drop_table('runs')
     with op.batch_alter_table('run_outputs', schema=None) as batch_op:
@@ -289,7 +290,7 @@ def downgrade() -> None:
     op.drop_table('fields')
     with op.batch_alter_table('dataset_versions', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_dataset_versions_run_uuid'))
-        batch_op.drop_index('ix_dataset_versions_dataset_id_created_at')
+        batch_op.drop_index('ix_dataset_versions_dataset_id_updated_at')
 
     op.drop_table('dataset_versions')
     with op.batch_alter_table('dataset_symlinks', schema=None) as batch_op:
@@ -310,6 +311,9 @@ def downgrade() -> None:
     op.drop_table('sources')
     op.drop_table('namespaces')
     op.drop_table('facets')
+    with op.batch_alter_table('facet_history', schema=None) as batch_op:
+        batch_op.drop_index('ix_facet_history_subject_name')
+
     op.drop_table('facet_history')
     with op.batch_alter_table('events', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_events_run_uuid'))

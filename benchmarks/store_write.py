@@ -1,0 +1,92 @@
+"""Events per second straight into the store (no HTTP), on SQLite and PostgreSQL.
+
+Realistic ~3.8 KB events (schema + columnLineage facets) from the replay
+generator, written (a) in 500-event batches and (b) as single-event calls from
+16 threads (group commit coalesces them). PostgreSQL runs on a throwaway
+cluster when the server binaries are installed.
+
+    .venv/bin/python benchmarks/store_write.py [--events N] [--only sqlite|postgresql]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from headwater.store import Store  # noqa: E402
+from tests.store.generate import generate  # noqa: E402
+
+
+def batches(store: Store, events: list[dict[str, Any]], size: int) -> float:
+    started = time.perf_counter()
+    for i in range(0, len(events), size):
+        store.record_events(events[i : i + size])
+    return len(events) / (time.perf_counter() - started)
+
+
+def concurrent_singles(store: Store, events: list[dict[str, Any]], clients: int) -> float:
+    shares = [events[i::clients] for i in range(clients)]
+
+    def client(share: list[dict[str, Any]]) -> None:
+        for event in share:
+            store.record_events([event])
+
+    threads = [threading.Thread(target=client, args=(s,)) for s in shares]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return len(events) / (time.perf_counter() - started)
+
+
+def run(label: str, make_url: Any, events: list[dict[str, Any]], singles: int) -> None:
+    store = Store.open(make_url("batch"))
+    try:
+        rate = batches(store, events, 500)
+        print(f"{label:11s} 500-event batches      : {rate:8.0f} events/s ({len(events)} events)")
+    finally:
+        store.close()
+    store = Store.open(make_url("single"))
+    try:
+        rate = concurrent_singles(store, events[:singles], 16)
+        print(f"{label:11s} 16 clients, 1 event/call: {rate:8.0f} events/s ({singles} events)")
+    finally:
+        store.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--events", type=int, default=20_000)
+    parser.add_argument("--singles", type=int, default=4_000)
+    parser.add_argument("--only", choices=["sqlite", "postgresql"])
+    args = parser.parse_args()
+    events = generate(args.events)
+    size = sum(len(str(e)) for e in events[:1000]) / 1000
+    print(f"generated {len(events)} events, ~{size / 1024:.1f} KB each")
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.only in (None, "sqlite"):
+            run("sqlite", lambda name: f"sqlite:///{tmp}/{name}.db", events, args.singles)
+        if args.only in (None, "postgresql"):
+            from tests.support.pgcluster import find_pg_bin, start_cluster
+
+            if find_pg_bin() is None:
+                print("postgresql  skipped: server binaries not installed")
+                return
+            cluster = start_cluster()
+            try:
+                run("postgresql", lambda name: cluster.create_database(f"bench_{name}"),
+                    events, args.singles)
+            finally:
+                cluster.stop()
+
+
+if __name__ == "__main__":
+    main()
