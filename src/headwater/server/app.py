@@ -79,11 +79,14 @@ def _include_routes(app: FastAPI) -> None:
     # --- read API routers (helper C): add `app.include_router(...)` lines here ---
     from headwater.server.routes import (
         datasets,
+        events,
         graph_v2,
         jobs,
         lineage_read,
         namespaces,
         runs,
+        search,
+        tags,
     )
 
     app.include_router(namespaces.router)
@@ -92,4 +95,7 @@ def _include_routes(app: FastAPI) -> None:
     app.include_router(runs.router)
     app.include_router(lineage_read.router)
     app.include_router(graph_v2.router)
+    app.include_router(search.router)
+    app.include_router(tags.router)
+    app.include_router(events.router)
     # --- end read API routers ---

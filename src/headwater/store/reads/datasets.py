@@ -147,7 +147,9 @@ def dataset_records(conn: sa.Connection, rows: Sequence[sa.Row[Any]]) -> list[di
     fields: dict[int, list[sa.Row[Any]]] = defaultdict(list)
     for batch in chunks(ids):
         for f in conn.execute(
-            sa.select(t.fields).where(t.fields.c.dataset_id.in_(batch)).order_by(t.fields.c.position)
+            sa.select(t.fields)
+            .where(t.fields.c.dataset_id.in_(batch))
+            .order_by(t.fields.c.position)
         ):
             fields[f.dataset_id].append(f)
     field_nodes = [

@@ -102,7 +102,7 @@ def job_records(
                 _r.c.job_id,
                 _r.c.uuid,
                 sa.func.row_number()
-                .over(partition_by=_r.c.job_id, order_by=(_r.c.created_at.desc(), _r.c.uuid))
+                .over(partition_by=_r.c.job_id, order_by=(_r.c.created_at.desc(), _r.c.uuid.desc()))
                 .label("rank"),
             )
             .where(_r.c.job_id.in_([row.id for row in rows]))

@@ -31,6 +31,8 @@ from headwater.store.reads.runs import run_input_versions
 __all__ = ["ColumnLineage", "RunLineage", "TableLineage", "job_versions_at"]
 
 _ds, _ns, _j, _jv, _r = t.datasets, t.namespaces, t.jobs, t.job_versions, t.runs
+# The same order the store uses to pick a job's current version: latest run first.
+_LATEST_RUN_FIRST = (_r.c.created_at.desc(), _r.c.uuid.desc())
 
 
 def _parse_all(node_ids: Collection[str]) -> list[NodeId]:
@@ -60,7 +62,7 @@ def job_versions_at(
                         _j.c.name,
                         _r.c.job_version_uuid,
                         sa.func.row_number()
-                        .over(partition_by=_r.c.job_id, order_by=(_r.c.created_at.desc(), _r.c.uuid.desc()))
+                        .over(partition_by=_r.c.job_id, order_by=_LATEST_RUN_FIRST)
                         .label("rank"),
                     )
                     .join(_j, _j.c.id == _r.c.job_id)
@@ -283,14 +285,21 @@ class ColumnLineage:
         if not fields:
             return []
         ids = dataset_ids(self.conn, [(f.namespace, f.name) for f in fields])
-        wanted = {(ids[(f.namespace, f.name)], f.field) for f in fields if (f.namespace, f.name) in ids}
+        wanted = {
+            (ids[(f.namespace, f.name)], f.field) for f in fields if (f.namespace, f.name) in ids
+        }
         if not wanted:
             return []
         cl = t.column_lineage
         near_ds, near_field, far_ds, far_field = (
             (cl.c.target_dataset_id, cl.c.target_field, cl.c.source_dataset_id, cl.c.source_field)
             if direction is Direction.UPSTREAM
-            else (cl.c.source_dataset_id, cl.c.source_field, cl.c.target_dataset_id, cl.c.target_field)
+            else (
+                cl.c.source_dataset_id,
+                cl.c.source_field,
+                cl.c.target_dataset_id,
+                cl.c.target_field,
+            )
         )
         far, far_ns = _ds.alias("far"), _ns.alias("far_ns")
         job_ns = _ns.alias("job_ns")

@@ -90,7 +90,10 @@ def _dataset_versions_at(
             _dv.c.dataset_id,
             _dv.c.uuid,
             sa.func.row_number()
-            .over(partition_by=_dv.c.dataset_id, order_by=(_dv.c.updated_at.desc(), _dv.c.uuid.desc()))
+            .over(
+                partition_by=_dv.c.dataset_id,
+                order_by=(_dv.c.updated_at.desc(), _dv.c.uuid.desc()),
+            )
             .label("rank"),
         )
         .where(_dv.c.dataset_id.in_(ids), _dv.c.updated_at <= naive(as_of))

@@ -159,7 +159,11 @@ def _records(conn: sa.Connection, rows: Sequence[sa.Row[Any]]) -> list[dict[str,
                 "durationMs": duration,
                 "args": {},
                 "jobVersion": (
-                    {"namespace": row.namespace, "name": row.job_name, "version": row.job_version_uuid}
+                    {
+                        "namespace": row.namespace,
+                        "name": row.job_name,
+                        "version": row.job_version_uuid,
+                    }
                     if row.job_version_uuid
                     else None
                 ),
@@ -202,7 +206,9 @@ def list_runs(
     ).scalar_one()
     rows = conn.execute(
         page.apply(
-            _run_select().where(_r.c.job_id == job_id).order_by(_r.c.created_at.desc(), _r.c.uuid)
+            _run_select()
+            .where(_r.c.job_id == job_id)
+            .order_by(_r.c.created_at.desc(), _r.c.uuid.desc())
         )
     ).all()
     return _records(conn, rows), total
