@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from headwater import naming
 from headwater.agent.columns import column_lineage
 from headwater.agent.jvm import PlanCapture
 from headwater.agent.run_model import RunModel, iso_time, uuid7
@@ -91,6 +92,13 @@ def action_events(
 
     from headwater.agent.facets import input_dataset_json, output_dataset_json
 
+    if ctx.warehouse_uri:
+        warehouse = naming.dataset_from_location(ctx.warehouse_uri)
+        for ds in visited.outputs:
+            ds.in_warehouse = ds.namespace == warehouse[0] and (
+                ds.name == warehouse[1] or ds.name.startswith(warehouse[1].rstrip("/") + "/")
+            )
+
     inputs = [input_dataset_json(ds, enabled, catalog) for ds in visited.inputs]
     outputs = []
     for ds in visited.outputs:
@@ -127,6 +135,11 @@ def action_events(
         }
 
     start = event("START", capture.start_time or capture.end_time, {}, with_stats=False)
+    events = [start]
+    if "numOutputRows" in capture.executed:
+        # The action ran Spark jobs that wrote data: the listener reports RUNNING
+        # when those jobs start; we report it once, between START and the end.
+        events.append(event("RUNNING", capture.start_time or capture.end_time, {}, with_stats=False))
     if capture.error is not None:
         extra = {}
         if enabled("errorMessage"):
@@ -134,7 +147,8 @@ def action_events(
         end = event("FAIL", capture.end_time, extra, with_stats=False)
     else:
         end = event("COMPLETE", capture.end_time, {}, with_stats=True)
-    return [start, end]
+    events.append(end)
+    return events
 
 
 def _without_stats(output: dict[str, Any]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ def _common(ds: CapturedDataset, enabled: Enabled, catalog: Mapping[str, Any] | 
         facets["schema"] = F.schema_facet(ds.fields)
     if ds.symlinks and enabled("symlinks"):
         facets["symlinks"] = F.symlinks_facet(ds.symlinks)
-    if catalog is not None and ds.is_table and enabled("catalog"):
+    if catalog is not None and (ds.is_table or ds.in_warehouse) and enabled("catalog"):
         facets["catalog"] = F.catalog_facet(**catalog)
     if ds.lifecycle and enabled("lifecycleStateChange"):
         facets["lifecycleStateChange"] = F.lifecycle_state_change_facet(ds.lifecycle, ds.previous)

@@ -34,6 +34,8 @@ class CapturedDataset:
     lifecycle: str | None = None
     previous: tuple[str, str] | None = None
     is_table: bool = False
+    #: Stored under the session's warehouse directory (gets the ``catalog`` facet).
+    in_warehouse: bool = False
     #: For inputs: exprId -> column name of the relation's output attributes.
     attributes: dict[int, str] = field(default_factory=dict)
     #: For outputs: the plan whose output rows were written (column lineage root).
