@@ -19,6 +19,8 @@ __all__ = ["main"]
 
 _COMMANDS: dict[str, str] = {
     "instrument": "headwater.cli.instrument:instrument",
+    "lineage": "headwater.cli.lineage:lineage",
+    "search": "headwater.cli.search:search",
     "version": "headwater.cli.version:version",
 }
 

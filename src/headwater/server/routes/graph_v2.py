@@ -15,7 +15,10 @@ walks, never a sibling), for any node type:
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
+
+import sqlalchemy as sa
 
 from fastapi import Query
 
@@ -27,7 +30,7 @@ from headwater.server.routes.reading import connection, parse_node_id, parse_tim
 from headwater.store.reads.lineage import ColumnLineage, RunLineage, TableLineage
 from headwater.store.reads.nodes import node_summaries, require_node
 
-__all__ = ["router"]
+__all__ = ["directed_lineage", "router"]
 
 router = read_router()
 
@@ -42,27 +45,38 @@ def get_directed_lineage(
     maxNodes: Annotated[int, Query(ge=1, le=100_000)] = 1_000,  # noqa: N803
 ) -> dict[str, Any]:
     """The directed graph around ``nodeId``."""
-    node = parse_node_id(nodeId)
     as_of = parse_time(asOf, "asOf")
-    walk_direction = Direction(direction)
     with connection(store) as conn:
-        require_node(conn, node)
-        source: NeighbourSource
-        if node.type is NodeType.RUN or (node.type is NodeType.DATASET and node.version):
-            source = RunLineage(conn)
-        elif node.type is NodeType.DATASET_FIELD:
-            source = ColumnLineage(conn, as_of)
-        else:
-            source = TableLineage(conn, as_of)
-        root = nodeId if node.version else str(node)
-        graph = walk(source, root, walk_direction, depth, maxNodes)
-        data = node_summaries(conn, [n.id for n in graph.nodes], as_of)
+        return directed_lineage(conn, nodeId, direction, depth, as_of, maxNodes)
+
+
+def directed_lineage(
+    conn: sa.Connection,
+    node_id: str,
+    direction: Literal["upstream", "downstream", "both"],
+    depth: int,
+    as_of: datetime | None,
+    max_nodes: int,
+) -> dict[str, Any]:
+    """The ``/api/v2/lineage`` answer, computed on an open connection (also used by the CLI)."""
+    node = parse_node_id(node_id)
+    require_node(conn, node)
+    source: NeighbourSource
+    if node.type is NodeType.RUN or (node.type is NodeType.DATASET and node.version):
+        source = RunLineage(conn)
+    elif node.type is NodeType.DATASET_FIELD:
+        source = ColumnLineage(conn, as_of)
+    else:
+        source = TableLineage(conn, as_of)
+    root = node_id if node.version else str(node)
+    graph = walk(source, root, Direction(direction), depth, max_nodes)
+    data = node_summaries(conn, [n.id for n in graph.nodes], as_of)
     return {
         "nodeId": root,
         "direction": direction,
         "depth": depth,
         "asOf": as_of,
-        "maxNodes": maxNodes,
+        "maxNodes": max_nodes,
         "truncated": graph.truncated,
         "nodes": [
             {"id": n.id, "type": n.type.value, "data": data.get(n.id)}

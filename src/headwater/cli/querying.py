@@ -1,0 +1,131 @@
+"""Where ``headwater lineage`` and ``headwater search`` send their questions.
+
+Either a running server (``--url``, the default ``http://127.0.0.1:5000``), over its
+HTTP API, or a database directly (``--db``), through the same code the server runs,
+so both answer identically. Errors of either kind become a :class:`click.ClickException`
+with the server's message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TypeVar
+
+import click
+import httpx
+
+__all__ = ["DEFAULT_URL", "Target", "target_options"]
+
+DEFAULT_URL = "http://127.0.0.1:5000"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def target_options(command: F) -> F:
+    """Add ``--url`` and ``--db`` to a query command."""
+    command = click.option(
+        "--db",
+        "db_url",
+        metavar="URL",
+        envvar="HEADWATER_DB_URL",
+        help="Query this database directly instead of a server. [HEADWATER_DB_URL]",
+    )(command)
+    command = click.option(
+        "--url",
+        metavar="URL",
+        envvar="HEADWATER_URL",
+        default=DEFAULT_URL,
+        show_default=True,
+        help="The headwater server to ask. [HEADWATER_URL]",
+    )(command)
+    return command
+
+
+class Target:
+    """A server or a database to query."""
+
+    def __init__(self, url: str, db_url: str | None) -> None:
+        self.url = url.rstrip("/")
+        self.db_url = db_url
+
+    def lineage(
+        self, node_id: str, direction: str, depth: int, as_of: str | None, max_nodes: int
+    ) -> dict[str, Any]:
+        """The ``/api/v2/lineage`` answer for these parameters."""
+        if self.db_url:
+            return self._on_db(_directed, node_id, direction, depth, as_of, max_nodes)
+        params: dict[str, Any] = {
+            "nodeId": node_id,
+            "direction": direction,
+            "depth": depth,
+            "maxNodes": max_nodes,
+        }
+        if as_of:
+            params["asOf"] = as_of
+        return self._get("/api/v2/lineage", params)
+
+    def search(self, text: str, kind: str | None, limit: int) -> dict[str, Any]:
+        """The ``/api/v1/search`` answer for these parameters."""
+        if self.db_url:
+            return self._on_db(_search, text, kind, limit)
+        params: dict[str, Any] = {"q": text, "limit": limit}
+        if kind:
+            params["filter"] = kind
+        return self._get("/api/v1/search", params)
+
+    def _get(self, path: str, params: dict[str, Any]) -> dict[str, Any]:
+        try:
+            response = httpx.get(f"{self.url}{path}", params=params, timeout=60)
+        except httpx.HTTPError as exc:
+            raise click.ClickException(f"cannot reach {self.url}: {exc}") from exc
+        if response.status_code >= 400:
+            try:
+                message = response.json().get("error", response.text)
+            except ValueError:
+                message = response.text
+            raise click.ClickException(f"{message} (HTTP {response.status_code})")
+        body: dict[str, Any] = response.json()
+        return body
+
+    def _on_db(self, query: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
+        from headwater.errors import HeadwaterError
+        from headwater.store import Store
+
+        try:
+            store = Store.open(self.db_url or "", migrate=False)
+        except HeadwaterError as exc:
+            raise click.ClickException(str(exc)) from exc
+        try:
+            with store.engine.connect() as conn:
+                return query(conn, *args)
+        except HeadwaterError as exc:
+            raise click.ClickException(str(exc)) from exc
+        finally:
+            store.close()
+
+
+def _directed(
+    conn: Any, node_id: str, direction: str, depth: int, as_of: str | None, max_nodes: int
+) -> dict[str, Any]:
+    from headwater.server.routes.graph_v2 import directed_lineage
+    from headwater.server.routes.reading import parse_time
+
+    when: datetime | None = parse_time(as_of, "as-of")
+    answer = directed_lineage(conn, node_id, direction, depth, when, max_nodes)  # type: ignore[arg-type]
+    if answer["asOf"] is not None:
+        answer["asOf"] = answer["asOf"].isoformat()
+    for node in answer["nodes"]:
+        for key, value in (node["data"] or {}).items():
+            if isinstance(value, datetime):
+                node["data"][key] = value.isoformat()
+    return answer
+
+
+def _search(conn: Any, text: str, kind: str | None, limit: int) -> dict[str, Any]:
+    from headwater.store.reads.search import search
+
+    results, total = search(conn, text, kind, "name", limit)  # type: ignore[arg-type]
+    for result in results:
+        result["updatedAt"] = result["updatedAt"].isoformat() if result["updatedAt"] else None
+    return {"totalCount": total, "results": results}
