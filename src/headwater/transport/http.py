@@ -111,6 +111,7 @@ class HttpTransport(TransportBase):
 
     def __init__(self, config: HttpConfig, client: httpx.Client | None = None) -> None:
         self.config = config
+        # An injected client keeps its own timeout (a TestClient refuses per-request ones).
         self._owns_client = client is None
         self._client = client if client is not None else httpx.Client(timeout=config.timeout)
         #: None until the first batch attempt tells us; then True or False for good.
@@ -134,7 +135,6 @@ class HttpTransport(TransportBase):
                 content=body,
                 headers=self._headers(),
                 params=dict(self.config.url_params) or None,
-                timeout=self.config.timeout,
             )
         except httpx.HTTPError as exc:
             raise DeliveryError(f"POST {url} failed: {exc!r}", retriable=True) from exc
