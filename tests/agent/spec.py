@@ -41,6 +41,8 @@ def validate_event(event: dict[str, Any]) -> None:
     for facet in _facets(event):
         url = facet.get("_schemaURL", "")
         file_name = url.split("#", 1)[0].rsplit("/", 1)[-1]
+        if file_name == "OpenLineage.json":
+            file_name = "core"  # a custom facet declared as a base RunFacet / DatasetFacet
         if file_name not in schemas:
             raise AssertionError(f"facet with unknown schema {url!r}")
         schema_id = schemas[file_name]["$id"]

@@ -50,7 +50,7 @@ def test_read_filter_write_names_datasets_and_schema(spark, lineage, tmp_path: P
     # START comes first, with the same run id, and carries no statistics.
     starts = [e for e in events if e["eventType"] == "START" and e["run"]["runId"] == event["run"]["runId"]]
     assert len(starts) == 1
-    assert "outputFacets" not in starts[0]["outputs"][0]
+    assert "outputStatistics" not in starts[0]["outputs"][0]["outputFacets"]
 
 
 def test_text_read_and_append(spark, lineage, tmp_path: Path):

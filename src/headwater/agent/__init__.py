@@ -78,7 +78,14 @@ class Agent:
         self._jsession.listenerManager().register(self._listener)
         _register_exit_hook()
         self.enabled = True
-        self.emitter.emit(self.model.application_event("START"))
+        self._emit(self.model.application_event("START"))
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        # The emitter promises not to raise; a custom one might, and the job goes on.
+        try:
+            self.emitter.emit(event)
+        except Exception as exc:
+            self._log_once("emitting", exc)
 
     def _handle(self, capture: Any) -> None:
         from headwater.agent.actions import action_events
@@ -93,7 +100,7 @@ class Agent:
         )
         events = action_events(capture, self.model, ctx, self._context.get("catalog_impl", "hive"))
         for event in events:
-            self.emitter.emit(event)
+            self._emit(event)
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every captured action's events reached the emitter and were sent."""
@@ -124,11 +131,9 @@ class Agent:
                 logger.debug("listener already gone", exc_info=True)
             self._worker.stop(timeout)
             if error is None:
-                self.emitter.emit(self.model.application_event("COMPLETE"))
+                self._emit(self.model.application_event("COMPLETE"))
             else:
-                self.emitter.emit(
-                    self.model.application_event("FAIL", (repr(error), None))
-                )
+                self._emit(self.model.application_event("FAIL", (repr(error), None)))
             self.emitter.close(timeout)
         except Exception as exc:
             logger.warning("headwater agent: close failed: %r", exc)
@@ -180,6 +185,8 @@ def attach(
     except Exception as exc:
         logger.warning("headwater agent: attach failed, lineage is off: %r", exc, exc_info=exc)
         agent.enabled = False
+        if agent._listener is not None:
+            agent._listener.active = False
     return agent
 
 

@@ -114,7 +114,7 @@ def action_events(
 
     job_name = model.action_job_name(capture.executed.get("node_name"), visited.job_suffix)
     run_id = uuid7(int(capture.start_time * 1000) if capture.start_time else None)
-    run_facets = model.action_run_facets()
+    run_facets = {**model.action_run_facets(), **_plan_facets(capture, model)}
     job = {
         "namespace": model.namespace,
         "name": job_name,
@@ -151,7 +151,44 @@ def action_events(
     return events
 
 
+_KNOWN_LEAVES = frozenset({"LogicalRelation", "HiveTableRelation", "LogicalRDD", "InMemoryRelation"})
+_RUN_FACET_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet"
+
+
+def _plan_facets(capture: ActionCapture, model: RunModel) -> dict[str, Any]:
+    """The listener's opt-in ``spark.logicalPlan`` and ``spark_unknown`` run facets."""
+    facets: dict[str, Any] = {}
+    if model.enabled("spark.logicalPlan") and "root" in capture.plan.raw:
+        facets["spark.logicalPlan"] = {
+            "_producer": PRODUCER,
+            "_schemaURL": _RUN_FACET_SCHEMA,
+            "plan": capture.plan.raw["root"],
+        }
+    if model.enabled("spark_unknown"):
+        unknown = []
+        for node in capture.plan.tree.walk():
+            if node.children or node.inner or node.cls in _KNOWN_LEAVES or "output" not in node.fields:
+                continue
+            unknown.append(
+                {
+                    "description": {"nodeClass": node.cls},
+                    "inputAttributes": [],
+                    "outputAttributes": [
+                        {"name": attr.name, "type": attr.fields.get("dataType"), "metadata": {}}
+                        for attr in node.output()
+                    ],
+                }
+            )
+        if unknown:
+            facets["spark_unknown"] = {
+                "_producer": PRODUCER,
+                "_schemaURL": _RUN_FACET_SCHEMA,
+                "inputs": unknown,
+            }
+    return facets
+
+
 def _without_stats(output: dict[str, Any]) -> dict[str, Any]:
-    if "outputFacets" not in output:
-        return output
-    return {k: v for k, v in output.items() if k != "outputFacets"}
+    # Statistics are known only when the action has finished.
+    facets = {k: v for k, v in output.get("outputFacets", {}).items() if k != "outputStatistics"}
+    return {**output, "outputFacets": facets}

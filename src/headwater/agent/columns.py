@@ -100,7 +100,7 @@ def node_output(node: PlanNode) -> list[int]:
         return left + right
     if cls in ("Union", "Intersect", "Except"):
         return node_output(node.children[0]) if node.children else []
-    if "output" in node.fields:
+    if "output" in node.fields or "dataCols" in node.fields:
         return _ids(node.output())
     if node.children:
         return node_output(node.children[0])

@@ -39,7 +39,12 @@ def input_dataset_json(
     ds: CapturedDataset, enabled: Enabled, catalog: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     """An ``InputDataset`` object."""
-    return {"namespace": ds.namespace, "name": ds.name, "facets": _common(ds, enabled, catalog)}
+    return {
+        "namespace": ds.namespace,
+        "name": ds.name,
+        "facets": _common(ds, enabled, catalog),
+        "inputFacets": {},
+    }
 
 
 def output_dataset_json(
@@ -54,8 +59,13 @@ def output_dataset_json(
     facets = _common(ds, enabled, catalog)
     if lineage is not None and (lineage[0] or lineage[1]) and enabled("columnLineage"):
         facets["columnLineage"] = F.column_lineage_facet(lineage[0], lineage[1])
-    out: dict[str, Any] = {"namespace": ds.namespace, "name": ds.name, "facets": facets}
-    if statistics and enabled("outputStatistics"):
+    out: dict[str, Any] = {
+        "namespace": ds.namespace,
+        "name": ds.name,
+        "facets": facets,
+        "outputFacets": {},
+    }
+    if statistics and "numOutputRows" in statistics and enabled("outputStatistics"):
         out["outputFacets"] = {
             "outputStatistics": F.output_statistics_facet(
                 statistics.get("numOutputRows"),

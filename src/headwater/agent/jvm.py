@@ -283,6 +283,11 @@ def executed_plan_facts(qe: Any) -> dict[str, Any]:
         plan = plan.child()
         name = str(plan.nodeName())
     facts["node_name"] = name
+    if name == "AdaptiveSparkPlan":
+        # The job name keeps the listener's node name; metrics live in the final plan.
+        plan = plan.executedPlan()
+        if str(plan.nodeName()).startswith("WholeStageCodegen"):
+            plan = plan.child()
     if str(plan.getClass().getName()).endswith("DataWritingCommandExec"):
         metrics = plan.cmd().metrics()
         for key in ("numOutputRows", "numOutputBytes", "numFiles"):

@@ -105,7 +105,12 @@ class PlanNode:
         return parse_exprs(self.fields.get(name))
 
     def output(self) -> list[Expr]:
-        """The ``output`` attributes a leaf relation declares."""
+        """The ``output`` attributes a leaf relation declares.
+
+        ``HiveTableRelation`` serialises them as ``dataCols`` + ``partitionCols``.
+        """
+        if "output" not in self.fields and "dataCols" in self.fields:
+            return self.exprs("dataCols") + self.exprs("partitionCols")
         return self.exprs("output")
 
 

@@ -30,9 +30,9 @@ def event_to_dict(event: RunEvent) -> dict[str, Any]:
             "name": ds.name,
             "facets": _plain(ds.facets),
         }
-        if isinstance(ds, InputDataset) and ds.inputFacets:
+        if isinstance(ds, InputDataset):
             out["inputFacets"] = _plain(ds.inputFacets)
-        if isinstance(ds, OutputDataset) and ds.outputFacets:
+        if isinstance(ds, OutputDataset):
             out["outputFacets"] = _plain(ds.outputFacets)
         return out
 

@@ -44,6 +44,7 @@ def visit_write(root: PlanNode, ctx: VisitContext, visited: Visited) -> bool:
     fields = schema_from_struct(facts.get("query_schema"))
     query = root.inner.get("query") or (root.children[0] if root.children else None)
     output: CapturedDataset | None = None
+    ident: tuple[str | None, str] | None = None
     if root.cls == "InsertIntoHadoopFsRelationCommand":
         ident = catalog_table_ident(root.fields.get("catalogTable"))
         location = facts.get("output_path")
@@ -81,6 +82,9 @@ def visit_write(root: PlanNode, ctx: VisitContext, visited: Visited) -> bool:
     if output is not None:
         visited.outputs.append(output)
         visited.job_suffix = naming.trim_path_suffix(output.name)
+        if root.cls in _CTAS and ident is not None:
+            # A CTAS is named by its table identifier, as the listener names it.
+            visited.job_suffix = f"{ident[0] or 'default'}_{ident[1]}"
     return True
 
 

@@ -1,0 +1,180 @@
+"""Column lineage from exprIds on plan JSON in Spark's toJSON() shape (no JVM).
+
+The builders below write entries exactly as ``LogicalPlan.toJSON()`` does
+(pre-order arrays, child positions as integers); recorded real plans are
+covered in test_plan_fixtures.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from headwater.agent.columns import column_lineage, node_output
+from headwater.agent.plan import parse_plan
+
+E = "org.apache.spark.sql.catalyst.expressions."
+L = "org.apache.spark.sql.catalyst.plans.logical."
+
+
+def attr(name: str, ident: int, type_: str = "integer") -> list[dict[str, Any]]:
+    return [
+        {
+            "class": E + "AttributeReference",
+            "num-children": 0,
+            "name": name,
+            "dataType": type_,
+            "nullable": True,
+            "metadata": {},
+            "exprId": {"product-class": E + "ExprId", "id": ident, "jvmId": "x"},
+            "qualifier": [],
+        }
+    ]
+
+
+def fn(cls: str, *children: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = [{"class": E + cls, "num-children": len(children)}]
+    for child in children:
+        out.extend(child)
+    return out
+
+
+def lit(value: str) -> list[dict[str, Any]]:
+    return [{"class": E + "Literal", "num-children": 0, "value": value, "dataType": "string"}]
+
+
+def alias(name: str, ident: int, child: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    head = {
+        "class": E + "Alias",
+        "num-children": 1,
+        "child": 0,
+        "name": name,
+        "exprId": {"product-class": E + "ExprId", "id": ident, "jvmId": "x"},
+    }
+    return [head, *child]
+
+
+def agg(function: str, child: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return fn("aggregate.AggregateExpression", fn("aggregate." + function, child))
+
+
+def relation(*columns: tuple[str, int]) -> list[dict[str, Any]]:
+    return [
+        {
+            "class": "org.apache.spark.sql.execution.datasources.LogicalRelation",
+            "num-children": 0,
+            "relation": None,
+            "output": [attr(name, ident) for name, ident in columns],
+        }
+    ]
+
+
+def node(cls: str, children: list[list[dict[str, Any]]], **fields: Any) -> list[dict[str, Any]]:
+    out = [{"class": L + cls, "num-children": len(children), **fields}]
+    for child in children:
+        out.extend(child)
+    return out
+
+
+SRC = {1: ("file", "/src", "k"), 2: ("file", "/src", "v"), 3: ("file", "/src", "g")}
+OTHER = {11: ("file", "/other", "k"), 12: ("file", "/other", "w")}
+
+
+def lineage(plan: list[dict[str, Any]], names: list[str], leaves=SRC, dataset=False):
+    return column_lineage(parse_plan(plan), names, leaves, dataset_lineage=dataset)
+
+
+def kinds(
+    fields: dict[str, Any], column: str, source: str, dataset: str = "/src"
+) -> set[tuple[str, str, bool]]:
+    for item in fields[column]:
+        if item["field"] == source and item["name"] == dataset:
+            return {(t["type"], t["subtype"], t["masking"]) for t in item["transformations"]}
+    raise AssertionError(f"{source} not an input of {column}")
+
+
+def test_identity_transformation_masking_and_filter() -> None:
+    plan = node(
+        "Project",
+        [
+            node(
+                "Filter",
+                [relation(("k", 1), ("v", 2))],
+                condition=fn("GreaterThan", attr("k", 1), lit("1")),
+            )
+        ],
+        projectList=[attr("k", 1), alias("u", 20, fn("Upper", attr("v", 2))), alias("h", 21, fn("Md5", attr("v", 2)))],
+    )
+    fields, dataset = lineage(plan, ["k", "u", "h"])
+    assert dataset == []
+    assert kinds(fields, "k", "k") == {("DIRECT", "IDENTITY", False), ("INDIRECT", "FILTER", False)}
+    assert kinds(fields, "u", "v") == {("DIRECT", "TRANSFORMATION", False)}
+    assert kinds(fields, "h", "v") == {("DIRECT", "TRANSFORMATION", True)}
+    # The filter's column affects every written column.
+    assert kinds(fields, "u", "k") == {("INDIRECT", "FILTER", False)}
+
+
+def test_aggregation_group_by_and_count_masks() -> None:
+    plan = node(
+        "Aggregate",
+        [relation(("k", 1), ("v", 2), ("g", 3))],
+        groupingExpressions=[attr("g", 3)],
+        aggregateExpressions=[
+            attr("g", 3),
+            alias("total", 30, agg("Sum", attr("k", 1))),
+            alias("n", 31, agg("Count", attr("v", 2))),
+        ],
+    )
+    fields, _ = lineage(plan, ["g", "total", "n"])
+    assert kinds(fields, "total", "k") == {("DIRECT", "AGGREGATION", False)}
+    assert ("DIRECT", "AGGREGATION", True) in kinds(fields, "n", "v")
+    assert kinds(fields, "total", "g") == {("INDIRECT", "GROUP_BY", False)}
+    assert kinds(fields, "g", "g") == {("DIRECT", "IDENTITY", False), ("INDIRECT", "GROUP_BY", False)}
+
+
+def test_join_sort_window_and_conditional() -> None:
+    join = node(
+        "Join",
+        [relation(("k", 1), ("v", 2)), relation(("k", 11), ("w", 12))],
+        joinType={"object": "org.apache.spark.sql.catalyst.plans.Inner$"},
+        condition=fn("EqualTo", attr("k", 1), attr("k", 11)),
+    )
+    window = node(
+        "Window",
+        [join],
+        windowExpressions=[alias("rn", 40, fn("RowNumber"))],
+        partitionSpec=[attr("v", 2)],
+        orderSpec=fn("SortOrder", attr("w", 12)),
+    )
+    project = node(
+        "Project",
+        [window],
+        projectList=[
+            alias("pick", 41, fn("If", fn("GreaterThan", attr("k", 1), lit("1")), attr("v", 2), attr("w", 12))),
+            attr("rn", 40),
+        ],
+    )
+    plan = node("Sort", [project], order=fn("SortOrder", attr("pick", 41)), **{"global": True})
+    fields, _ = lineage(plan, ["pick", "rn"], {**SRC, **OTHER})
+    assert ("DIRECT", "TRANSFORMATION", False) in kinds(fields, "pick", "v")
+    assert ("INDIRECT", "CONDITIONAL", False) in kinds(fields, "pick", "k")
+    assert ("INDIRECT", "JOIN", False) in kinds(fields, "rn", "k")
+    assert ("INDIRECT", "WINDOW", False) in kinds(fields, "rn", "v")
+    # Sorting by pick sorts by what pick is computed from.
+    assert ("INDIRECT", "SORT", False) in kinds(fields, "rn", "w", "/other")
+    assert ("INDIRECT", "JOIN", False) in kinds(fields, "rn", "k", "/other")
+
+
+def test_union_columns_come_from_every_branch_and_dataset_lineage() -> None:
+    plan = node(
+        "Union",
+        [
+            relation(("k", 1), ("v", 2)),
+            node("Filter", [relation(("k", 11), ("w", 12))], condition=fn("IsNotNull", attr("w", 12))),
+        ],
+    )
+    assert node_output(parse_plan(plan)) == [1, 2]
+    fields, dataset = lineage(plan, ["k", "v"], {**SRC, **OTHER}, dataset=True)
+    assert {(i["name"], i["field"]) for i in fields["v"]} == {("/src", "v"), ("/other", "w")}
+    # With datasetLineageEnabled, indirect lineage goes to the dataset, not each field.
+    assert [(i["field"], i["transformations"][0]["subtype"]) for i in dataset] == [("w", "FILTER")]
+    assert all(t["type"] == "DIRECT" for i in fields["v"] for t in i["transformations"])
