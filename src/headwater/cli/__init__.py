@@ -18,9 +18,12 @@ from headwater import __version__
 __all__ = ["main"]
 
 _COMMANDS: dict[str, str] = {
+    "demo": "headwater.cli.demo:demo",
+    "ingest": "headwater.cli.ingest:ingest",
     "instrument": "headwater.cli.instrument:instrument",
     "lineage": "headwater.cli.lineage:lineage",
     "search": "headwater.cli.search:search",
+    "serve": "headwater.cli.serve:serve",
     "version": "headwater.cli.version:version",
 }
 

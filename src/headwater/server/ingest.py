@@ -148,19 +148,37 @@ def ingest_batch(store: Store, events: Iterable[Any]) -> BatchOutcome:
     Raises :class:`~headwater.errors.StoreError` if the database fails, in which
     case nothing of the batch was written.
     """
-    good: list[dict[str, Any]] = []
+    good: list[tuple[int, dict[str, Any]]] = []
     failed: list[FailedEvent] = []
     received = 0
     for index, event in enumerate(events):
         received += 1
         try:
-            good.append(check_event(event))
+            good.append((index, check_event(event)))
         except EventError as exc:
             failed.append(FailedEvent(index, str(exc), exc.field))
     outcome = BatchOutcome(received=received, failed=failed)
     if good:
-        outcome.results = store.record_events(good)
+        try:
+            outcome.results = store.record_events([event for _, event in good])
+        except EventError:
+            # The store refused an event our checks passed (it indexes more than
+            # we check). Rare: find which by recording them one at a time.
+            outcome.results = _record_one_by_one(store, good, failed)
+            failed.sort(key=lambda f: f.index)
     if failed:
         logger.info("batch of %d: %d event(s) rejected", received, len(failed))
     return outcome
+
+
+def _record_one_by_one(
+    store: Store, good: list[tuple[int, dict[str, Any]]], failed: list[FailedEvent]
+) -> list[RecordResult]:
+    results: list[RecordResult] = []
+    for index, event in good:
+        try:
+            results.extend(store.record_events([event]))
+        except EventError as exc:
+            failed.append(FailedEvent(index, str(exc), exc.field))
+    return results
 

@@ -1,0 +1,69 @@
+"""``headwater demo``: a local headwater loaded with a sample retail pipeline's lineage.
+
+Creates the data folder (``./.headwater`` unless ``--data-dir``/``HEADWATER_DATA_DIR``
+says otherwise), loads the sample events shipped in :mod:`headwater.samples`
+into its SQLite store, prints what is there and the URL, and serves until
+interrupted (``--no-serve`` exits after loading). The sample is deterministic,
+so a second run finds every event already stored and changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from headwater.cli.serve import server_options, settings_from_options
+from headwater.errors import HeadwaterError
+
+__all__ = ["demo"]
+
+
+@click.command()
+@server_options
+@click.option("--serve/--no-serve", "keep_serving", default=True, show_default=True,
+              help="Serve the loaded store until interrupted.")
+def demo(keep_serving: bool, **options: Any) -> None:
+    """Load sample retail lineage (bronze/silver/gold jobs) and serve it."""
+    from headwater.samples import JOB_NAMESPACE, retail_events
+    from headwater.server.app import open_store
+    from headwater.server.ingest import ingest_batch
+    from headwater.server.run import port_is_free, redact_url, run_server
+
+    try:
+        settings = settings_from_options(options)
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        click.echo(f"data folder: {settings.data_dir.resolve()}")
+        click.echo(f"store:       {redact_url(settings.database_url)}")
+        store = open_store(settings)
+        try:
+            outcome = ingest_batch(store, retail_events())
+            new = outcome.successful - outcome.duplicates
+            click.echo(
+                f"sample:      {outcome.received} events "
+                f"({new} new, {outcome.duplicates} already loaded, {len(outcome.failed)} rejected)"
+            )
+            counts = {name: n for name, n in sorted(store.counts().items()) if n}
+            click.echo("contents:    " + ", ".join(f"{n} {name}" for name, n in counts.items()))
+            if not keep_serving:
+                return
+            if not port_is_free(settings.host, settings.port):
+                settings = settings.replace(port=_free_port(settings.host))
+                click.echo(f"(the usual port is taken; using {settings.port})")
+            url = settings.base_url
+            click.echo(f"\nheadwater demo at {url}   (Ctrl+C to stop)")
+            click.echo(f"  jobs:   {url}/api/v1/namespaces/{JOB_NAMESPACE}/jobs")
+            click.echo(f"  health: {url}/api/v1/health")
+            run_server(settings, store)
+        finally:
+            store.close()
+    except HeadwaterError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _free_port(host: str) -> int:
+    import socket
+
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])

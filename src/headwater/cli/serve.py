@@ -1,0 +1,80 @@
+"""``headwater serve``: the ingestion and query server.
+
+Also defines the server options (``server_options``) that ``headwater demo``
+shares: each maps onto a :class:`~headwater.config.Settings` field and
+defaults to ``None`` so the ``HEADWATER_*`` variable applies unless given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from headwater.config import Settings
+from headwater.errors import HeadwaterError
+
+__all__ = ["serve", "server_options", "settings_from_options"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# (option declarations ending with the Settings field name, click keyword arguments).
+_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
+    (("--db", "db_url"), {"metavar": "URL", "help": "Store URL: sqlite:///path or "
+                          "postgresql+psycopg://user@host/db. [HEADWATER_DB_URL]"}),
+    (("--data-dir", "data_dir"), {"type": click.Path(file_okay=False, path_type=Path),
+                                  "help": "Folder of the default SQLite store. "
+                                  "[HEADWATER_DATA_DIR; .headwater]"}),
+    (("--host", "host"), {"help": "Address to bind. [HEADWATER_HOST; 127.0.0.1]"}),
+    (("--port", "port"), {"type": int, "help": "Port to listen on. [HEADWATER_PORT; 5000]"}),
+    (("--api-key", "api_key"), {"help": "Require 'Authorization: Bearer KEY' on writes. "
+                                "[HEADWATER_API_KEY]"}),
+    (("--max-body-bytes", "max_body_bytes"), {"type": int, "help": "Largest request body "
+                                              "accepted, after gzip. "
+                                              "[HEADWATER_MAX_BODY_BYTES; 10485760]"}),
+    (("--log-level", "log_level"), {"type": click.Choice(
+        ["critical", "error", "warning", "info", "debug"], case_sensitive=False),
+        "help": "Server log level. [HEADWATER_LOG_LEVEL; info]"}),
+    (("--access-log/--no-access-log", "access_log"), {"default": None,
+                                                      "help": "Log every request. "
+                                                      "[HEADWATER_ACCESS_LOG; off]"}),
+]
+
+
+def server_options(command: F) -> F:
+    """Decorate a click command with every server setting as an option."""
+    for declarations, kwargs in reversed(_OPTIONS):
+        command = click.option(*declarations, **kwargs)(command)
+    return command
+
+
+def settings_from_options(options: Mapping[str, Any]) -> Settings:
+    """Settings from the environment, overridden by the options that were given."""
+    fields = {declarations[-1] for declarations, _ in _OPTIONS}
+    return Settings.from_env(**{k: v for k, v in options.items() if k in fields})
+
+
+@click.command()
+@server_options
+def serve(**options: Any) -> None:
+    """Serve the OpenLineage ingestion API and the read API until interrupted.
+
+    Producers post to /api/v1/lineage (one event) or /api/v1/lineage/batch
+    (a JSON array). Every option can also be set by its HEADWATER_* environment
+    variable; the option wins.
+    """
+    from headwater.server.run import redact_url, run_server
+
+    try:
+        settings = settings_from_options(options)
+        click.echo(
+            f"headwater serving {settings.base_url} "
+            f"(store: {redact_url(settings.database_url)}; "
+            f"writes {'need an API key' if settings.api_key else 'open'})",
+            err=True,
+        )
+        run_server(settings)
+    except HeadwaterError as exc:
+        raise click.ClickException(str(exc)) from exc

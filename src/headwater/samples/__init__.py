@@ -1,0 +1,7 @@
+"""Sample OpenLineage events shipped with headwater (for ``headwater demo`` and tests)."""
+
+from __future__ import annotations
+
+from headwater.samples.retail import JOB_NAMESPACE, retail_events
+
+__all__ = ["JOB_NAMESPACE", "retail_events"]
