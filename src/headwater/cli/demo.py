@@ -43,8 +43,7 @@ def demo(keep_serving: bool, **options: Any) -> None:
                 f"sample:      {outcome.received} events "
                 f"({new} new, {outcome.duplicates} already loaded, {len(outcome.failed)} rejected)"
             )
-            counts = {name: n for name, n in sorted(store.counts().items()) if n}
-            click.echo("contents:    " + ", ".join(f"{n} {name}" for name, n in counts.items()))
+            click.echo("contents:    " + _summary(store.counts()))
             if not keep_serving:
                 return
             if not port_is_free(settings.host, settings.port):
@@ -59,6 +58,17 @@ def demo(keep_serving: bool, **options: Any) -> None:
             store.close()
     except HeadwaterError as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+# What a newcomer wants to see first; other non-empty tables follow.
+_HEADLINE = {"jobs": "jobs", "datasets": "datasets", "runs": "runs",
+             "dataset_versions": "dataset versions", "column_lineage": "column-lineage edges",
+             "events": "raw events"}
+
+
+def _summary(counts: dict[str, int]) -> str:
+    parts = [f"{counts[key]} {label}" for key, label in _HEADLINE.items() if counts.get(key)]
+    return ", ".join(parts) or "empty"
 
 
 def _free_port(host: str) -> int:

@@ -46,6 +46,10 @@ def run_server(settings: Settings, store: Store | None = None) -> None:
     server = uvicorn.Server(config)
     try:
         server.run()
+    except KeyboardInterrupt:
+        # uvicorn shuts down cleanly on Ctrl+C, then re-raises the signal;
+        # stopping on request is a normal exit, not an error.
+        logger.info("stopped by interrupt")
     finally:
         if own_store:
             active_store.close()
