@@ -178,3 +178,46 @@ def test_union_columns_come_from_every_branch_and_dataset_lineage() -> None:
     # With datasetLineageEnabled, indirect lineage goes to the dataset, not each field.
     assert [(i["field"], i["transformations"][0]["subtype"]) for i in dataset] == [("w", "FILTER")]
     assert all(t["type"] == "DIRECT" for i in fields["v"] for t in i["transformations"])
+
+
+def test_descriptions_are_spark_sql_text() -> None:
+    t1a = attr("a", 1)
+    t1a[0]["qualifier"] = "[t1]"
+    t1b = attr("b", 2, "string")
+    t1b[0]["qualifier"] = ["t1"]
+    src2 = attr("a", 11)
+    src2[0]["qualifier"] = "[spark_catalog, default, cll_source2]"
+    t2a = attr("a", 11)
+    t2a[0]["qualifier"] = "[t2]"
+    join = node(
+        "Join",
+        [
+            relation(("a", 1), ("b", 2)),
+            node(
+                "Filter",
+                [relation(("a", 11), ("c", 12))],
+                condition=fn("And", fn("IsNotNull", src2), fn("GreaterThan", src2, [{**lit("1")[0], "dataType": "integer"}])),
+            ),
+        ],
+        joinType={"object": "org.apache.spark.sql.catalyst.plans.Inner$"},
+        condition=fn("EqualTo", t1a, t2a),
+    )
+    plan = node(
+        "Aggregate",
+        [join],
+        groupingExpressions=[t1a, t1b],
+        aggregateExpressions=[alias("ident", 30, t1a), alias("trans", 31, fn("Concat", t1b, lit("test")))],
+    )
+    fields, _ = lineage(plan, ["ident", "trans"], {1: ("file", "/s1", "a"), 2: ("file", "/s1", "b"), 11: ("file", "/s2", "a")})
+    ident_a = next(i for i in fields["ident"] if i["name"] == "/s1" and i["field"] == "a")
+    descriptions = {t["subtype"]: t.get("description") for t in ident_a["transformations"]}
+    assert descriptions["IDENTITY"] == "t1.a AS ident"
+    assert descriptions["GROUP_BY"] == "GROUP BY t1.a, t1.b"
+    assert descriptions["JOIN"] == "INNER JOIN ON (t1.a = t2.a)"
+    trans_b = next(i for i in fields["trans"] if i["field"] == "b")
+    assert {"type": "DIRECT", "subtype": "TRANSFORMATION", "description": "concat(t1.b, 'test') AS trans", "masking": False} in trans_b["transformations"]
+    s2 = next(i for i in fields["trans"] if i["name"] == "/s2")
+    assert {t.get("description") for t in s2["transformations"]} == {
+        "INNER JOIN ON (t1.a = t2.a)",
+        "WHERE ((spark_catalog.default.cll_source2.a IS NOT NULL) AND (spark_catalog.default.cll_source2.a > 1))",
+    }

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from headwater.agent.expressions import expr_sql, node_description
 from headwater.agent.plan import Expr, PlanNode
 
 __all__ = ["Transformation", "column_lineage", "node_output"]
@@ -33,47 +34,39 @@ _MASKING_FUNCTIONS = frozenset({"Md5", "Sha1", "Sha2", "Murmur3Hash", "XxHash64"
 _MASKING_AGGREGATES = frozenset({"Count", "ApproximateCountDistinct", "CountIf"})
 _CONDITIONALS = frozenset({"CaseWhen", "If", "Coalesce", "NullIf", "Nvl", "Nvl2"})
 _DIRECT_RANK = {"IDENTITY": 0, "TRANSFORMATION": 1, "AGGREGATION": 2}
-_PASS_THROUGH = frozenset(
-    {
-        "Filter",
-        "Sort",
-        "GlobalLimit",
-        "LocalLimit",
-        "Limit",
-        "Offset",
-        "Repartition",
-        "RepartitionByExpression",
-        "RebalancePartitions",
-        "SubqueryAlias",
-        "Distinct",
-        "Deduplicate",
-        "Sample",
-        "WriteFiles",
-        "ResolvedHint",
-        "View",
-        "Tail",
-    }
-)
+# Plan class -> (INDIRECT subtype, fields holding the columns it reads).
+_INDIRECT_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "Filter": ("FILTER", ("condition",)),
+    "Join": ("JOIN", ("condition",)),
+    "Aggregate": ("GROUP_BY", ("groupingExpressions",)),
+    "Sort": ("SORT", ("order",)),
+    "Window": ("WINDOW", ("partitionSpec", "orderSpec")),
+}
 
 
 @dataclass(frozen=True)
 class Transformation:
-    """One OpenLineage column transformation."""
+    """One OpenLineage column transformation; ``description`` is Spark's SQL text."""
 
     type: str
     subtype: str
     masking: bool = False
+    description: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "subtype": self.subtype, "masking": self.masking}
+        out: dict[str, Any] = {"type": self.type, "subtype": self.subtype}
+        if self.description:
+            out["description"] = self.description
+        out["masking"] = self.masking
+        return out
 
 
 @dataclass
 class _Graph:
     #: exprId -> [(upstream exprId, transformation)]
     edges: dict[int, list[tuple[int, Transformation]]] = field(default_factory=dict)
-    #: (exprIds read, subtype) for every indirect dependency in the plan.
-    indirect: list[tuple[set[int], str]] = field(default_factory=list)
+    #: (exprIds read, subtype, description) for every indirect dependency in the plan.
+    indirect: list[tuple[set[int], str, str | None]] = field(default_factory=list)
 
     def add(self, target: int, source: int, transformation: Transformation) -> None:
         if target == source:
@@ -113,14 +106,14 @@ def _ids(exprs: Iterable[Expr]) -> list[int]:
     return [e.expr_id for e in exprs if e.expr_id is not None]
 
 
-def _direct_kind(expr: Expr) -> Transformation:
+def _direct_kind(expr: Expr, description: str | None = None) -> Transformation:
     classes = {e.cls for e in expr.walk()}
     if expr.cls == "AttributeReference":
-        return Transformation("DIRECT", "IDENTITY")
+        return Transformation("DIRECT", "IDENTITY", False, description)
     if "AggregateExpression" in classes:
         masking = bool(classes & _MASKING_AGGREGATES) or bool(classes & _MASKING_FUNCTIONS)
-        return Transformation("DIRECT", "AGGREGATION", masking)
-    return Transformation("DIRECT", "TRANSFORMATION", bool(classes & _MASKING_FUNCTIONS))
+        return Transformation("DIRECT", "AGGREGATION", masking, description)
+    return Transformation("DIRECT", "TRANSFORMATION", bool(classes & _MASKING_FUNCTIONS), description)
 
 
 def _named_expression_edges(graph: _Graph, expr: Expr) -> None:
@@ -129,7 +122,8 @@ def _named_expression_edges(graph: _Graph, expr: Expr) -> None:
         return
     body = expr.children[0]
     target = expr.expr_id
-    kind = _direct_kind(body)
+    description = expr_sql(expr)
+    kind = _direct_kind(body, description)
     conditional_ids: set[int] = set()
     value_refs: list[Expr] = []
     # CASE/IF: attributes in conditions are INDIRECT CONDITIONAL, values DIRECT.
@@ -158,7 +152,7 @@ def _named_expression_edges(graph: _Graph, expr: Expr) -> None:
         if ref.expr_id is not None:
             graph.add(target, ref.expr_id, kind)
     for ident in conditional_ids:
-        graph.add(target, ident, Transformation("INDIRECT", "CONDITIONAL"))
+        graph.add(target, ident, Transformation("INDIRECT", "CONDITIONAL", False, description))
 
 
 def _build_graph(root: PlanNode) -> _Graph:
@@ -167,17 +161,13 @@ def _build_graph(root: PlanNode) -> _Graph:
         for list_field in ("projectList", "aggregateExpressions", "windowExpressions"):
             for expr in node.exprs(list_field):
                 _named_expression_edges(graph, expr)
-        if node.cls == "Filter":
-            graph.indirect.append((_refs(node.exprs("condition")), "FILTER"))
-        elif node.cls == "Join":
-            graph.indirect.append((_refs(node.exprs("condition")), "JOIN"))
-        elif node.cls == "Aggregate":
-            graph.indirect.append((_refs(node.exprs("groupingExpressions")), "GROUP_BY"))
-        elif node.cls == "Sort":
-            graph.indirect.append((_refs(node.exprs("order")), "SORT"))
-        elif node.cls == "Window":
-            keys = _refs(node.exprs("partitionSpec")) | _refs(node.exprs("orderSpec"))
-            graph.indirect.append((keys, "WINDOW"))
+        read = _INDIRECT_FIELDS.get(node.cls)
+        if read is not None:
+            subtype, field_names = read
+            ids: set[int] = set()
+            for name in field_names:
+                ids |= _refs(node.exprs(name))
+            graph.indirect.append((ids, subtype, node_description(node)))
         if node.cls in ("Union", "Intersect", "Except") and len(node.children) > 1:
             first = node_output(node.children[0])
             for other in node.children[1:]:
@@ -187,7 +177,7 @@ def _build_graph(root: PlanNode) -> _Graph:
         if cached is not None:
             for target, source in zip(_ids(node.output()), node_output(cached), strict=False):
                 graph.add(target, source, Transformation("DIRECT", "IDENTITY"))
-    graph.indirect = [(ids, kind) for ids, kind in graph.indirect if ids]
+    graph.indirect = [item for item in graph.indirect if item[0]]
     return graph
 
 
@@ -197,12 +187,18 @@ def _refs(exprs: Sequence[Expr]) -> set[int]:
 
 def _compose(outer: Transformation, inner: Transformation) -> Transformation:
     """The transformation of a path: the stronger DIRECT kind wins; INDIRECT stays."""
+    masking = outer.masking or inner.masking
     if outer.type == "INDIRECT":
-        return Transformation("INDIRECT", outer.subtype, outer.masking or inner.masking)
+        return Transformation("INDIRECT", outer.subtype, masking, outer.description)
     if inner.type == "INDIRECT":
-        return Transformation("INDIRECT", inner.subtype, outer.masking or inner.masking)
-    subtype = max(outer.subtype, inner.subtype, key=lambda s: _DIRECT_RANK.get(s, 1))
-    return Transformation("DIRECT", subtype, outer.masking or inner.masking)
+        return Transformation("INDIRECT", inner.subtype, masking, inner.description)
+    outer_rank = _DIRECT_RANK.get(outer.subtype, 1)
+    inner_rank = _DIRECT_RANK.get(inner.subtype, 1)
+    if inner_rank > outer_rank:
+        return Transformation("DIRECT", inner.subtype, masking, inner.description)
+    if inner_rank < outer_rank:
+        return Transformation("DIRECT", outer.subtype, masking, outer.description)
+    return Transformation("DIRECT", outer.subtype, masking, outer.description or inner.description)
 
 
 def _sources(
@@ -240,12 +236,12 @@ def column_lineage(
     graph = _build_graph(query)
     outputs = node_output(query)
     indirect: dict[tuple[str, str, str], set[Transformation]] = {}
-    for ids, subtype in graph.indirect:
+    for ids, subtype, description in graph.indirect:
         for ident in ids:
             for source, vias in _sources(graph, ident, leaves).items():
                 masking = any(v.masking for v in vias)
                 indirect.setdefault(source, set()).add(
-                    Transformation("INDIRECT", subtype, masking)
+                    Transformation("INDIRECT", subtype, masking, description)
                 )
     fields: dict[str, list[dict[str, Any]]] = {}
     for name, ident in zip(output_names, outputs, strict=False):
@@ -267,7 +263,7 @@ def _input_fields(
 ) -> list[dict[str, Any]]:
     out = []
     for (namespace, name, column), kinds in sorted(sources.items()):
-        ordered = sorted(kinds, key=lambda t: (t.type, t.subtype, t.masking))
+        ordered = sorted(kinds, key=lambda t: (t.type, t.subtype, t.masking, t.description or ""))
         out.append(
             {
                 "namespace": namespace,

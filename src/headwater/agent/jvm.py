@@ -50,6 +50,8 @@ class PlanCapture:
         """Rebuild a recorded capture (see :meth:`to_json`)."""
         plans = data["plans"]
         tree = parse_plan(plans["root"])
+        if "field:query" in plans:
+            tree.inner["query"] = parse_plan(plans["field:query"], _QUERY_PATH)
         pending = True
         while pending:
             pending = False
@@ -234,17 +236,42 @@ _LOOKUPS: dict[str, Callable[[Any], dict[str, Any]]] = {
 }
 
 
-def capture_plan(jplan: Any, max_cached_depth: int = 8) -> PlanCapture:
+#: Commands whose ``query`` the optimized plan still holds in analyzed form.
+CTAS_COMMANDS = frozenset(
+    {
+        "CreateDataSourceTableAsSelectCommand",
+        "CreateHiveTableAsSelectCommand",
+        "OptimizedCreateHiveTableAsSelectCommand",
+    }
+)
+_QUERY_PATH = (("field", "query"),)
+
+
+def capture_plan(
+    jplan: Any, max_cached_depth: int = 8, optimize: Callable[[Any], Any] | None = None
+) -> PlanCapture:
     """Serialise ``jplan`` once, then fetch JVM facts for the nodes that need them.
 
     Cached relations (``InMemoryRelation``) are followed to the plan that filled
-    the cache, which becomes the node's ``cached`` inner plan.
+    the cache, which becomes the node's ``cached`` inner plan. A CTAS keeps its
+    query analyzed (not optimized) inside the optimized plan; with ``optimize``
+    (the session optimizer) that query is replaced by its optimized form, whose
+    inferred filters and pruned columns are what the action really read.
     """
     root_json = json.loads(jplan.toJSON())
     tree = parse_plan(root_json)
     raw: dict[str, Any] = {"root": root_json}
     facts: JvmFacts = {}
     cache: dict[tuple, Any] = {}
+    if optimize is not None and tree.cls in CTAS_COMMANDS and "query" in tree.inner:
+        try:
+            query = optimize(jplan.query())
+            query_json = json.loads(query.toJSON())
+            tree.inner["query"] = parse_plan(query_json, _QUERY_PATH)
+            raw["field:query"] = query_json
+            cache[_QUERY_PATH] = query
+        except Exception:
+            logger.debug("could not optimize the CTAS query", exc_info=True)
     pending = [tree]
     depth = 0
     while pending and depth <= max_cached_depth:

@@ -150,7 +150,7 @@ class ActionListener:
         root_class = short_class(str(jplan.getClass().getName()))
         if is_read_only(root_class) and not self._capture_read_only:
             return None
-        plan = capture_plan(jplan)
+        plan = capture_plan(jplan, optimize=self._optimize)
         tables: dict[str, dict[str, Any]] = {}
         resolved = None
         if plan.tree.cls == "DropTable" and plan.tree.children:
@@ -180,6 +180,9 @@ class ActionListener:
             sql=self._sql_text(qe),
             error=error,
         )
+
+    def _optimize(self, jquery: Any) -> Any:
+        return self._jsession.sessionState().optimizer().execute(jquery)
 
     def _catalog_lookup(self) -> CatalogLookup:
         if self._catalog is None:
