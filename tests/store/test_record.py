@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import sqlalchemy as sa
 
 from headwater.errors import EventError
@@ -78,8 +80,12 @@ def test_producers_merge_inputs_outputs_and_facets(store: Store) -> None:
     (custom,) = rows(store, sa.select(t.facets.c.payload).where(
         t.facets.c.kind == "run", t.facets.c.name == "custom"))
     assert custom.payload["v"] == 2 and custom.payload["extra"] == {"k": 1}
-    history = rows(store, sa.select(t.facet_history).where(t.facet_history.c.name == "custom"))
-    assert len(history) == 2
+    # History: both events are indexed under the run, their payloads keep both versions.
+    history = rows(store, sa.select(t.events.c.payload)
+                   .join(t.event_subjects, t.event_subjects.c.event_hash == t.events.c.event_hash)
+                   .where(t.event_subjects.c.subject == f"run:{RUN}")
+                   .order_by(t.event_subjects.c.event_time))
+    assert [json.loads(h.payload)["run"]["facets"]["custom"]["v"] for h in history] == [1, 2]
 
 
 def test_input_reads_latest_version_before_the_read(store: Store) -> None:

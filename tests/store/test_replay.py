@@ -60,5 +60,5 @@ def test_shuffled_duplicated_replay_gives_identical_store(db_url: str) -> None:
         assert actual[table] == expected[table], f"{table} differs after shuffled replay"
     # The comparison is not vacuous: every fact table holds rows.
     for table in ("runs", "dataset_versions", "job_versions", "column_lineage", "fields",
-                  "facets", "facet_history", "run_input_versions"):
+                  "facets", "event_subjects", "run_input_versions"):
         assert expected[table], table

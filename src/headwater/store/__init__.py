@@ -20,7 +20,7 @@ Tables (``tables.py`` has every column)::
     run_inputs        run read dataset (version resolved at query time: queries.py)
     run_outputs       run wrote dataset version
     facets            latest facet per (kind, subject, run_uuid, name)
-    facet_history     every facet of every distinct event
+    event_subjects    node id -> events mentioning it (facet history = those events' facets)
     column_lineage    source field -> target field edges, indexed both directions
     tags, tag_assignments   tags facets on datasets, fields and jobs
 

@@ -35,12 +35,62 @@ from headwater.store.extract import (
     parse_time,
     run_node,
 )
-from headwater.store.merge import merge_into, upsert_statement
+from headwater.store.merge import merge_into
 
 if TYPE_CHECKING:
     from headwater.store.writer import Writer
 
 __all__ = ["after_batch"]
+
+_IDS = sa.bindparam("ids", expanding=True)
+_NAMES = sa.bindparam("names", expanding=True)
+
+# Statements are built once: building and cache-keying a statement costs more
+# than running it when a batch holds a single event.
+_f, _d, _v, _r, _j, _ns = t.facets, t.datasets, t.dataset_versions, t.runs, t.jobs, t.namespaces
+_LATEST_FACETS = sa.select(_f.c.subject, _f.c.name, _f.c.payload).where(
+    _f.c.kind == sa.bindparam("kind"), _f.c.run_uuid == "", _f.c.subject.in_(_IDS),
+    _f.c.name.in_(_NAMES))
+_CURRENT_VERSION = (
+    sa.select(_v.c.uuid).where(_v.c.dataset_id == _d.c.id)
+    .order_by(_v.c.updated_at.desc(), _v.c.uuid.desc()).limit(1).scalar_subquery())
+_DATASETS = sa.select(
+    _d.c.id, _d.c.source_name, _d.c.description, _d.c.fields, _d.c.lifecycle_state,
+    _d.c.current_version_uuid, _CURRENT_VERSION.label("latest_version"),
+).where(_d.c.id.in_(_IDS))
+_UPDATE_DATASET = _d.update().where(_d.c.id == sa.bindparam("b_id"))
+_DELETE_FIELDS = t.fields.delete().where(t.fields.c.dataset_id.in_(_IDS))
+_VERSIONS = sa.select(_v.c.uuid, _v.c.fields, _v.c.lifecycle_state).where(_v.c.uuid.in_(_IDS))
+_UPDATE_VERSION = _v.update().where(_v.c.uuid == sa.bindparam("b_uuid"))
+_RUNS = (
+    sa.select(_r.c.uuid, _r.c.job_id, _r.c.job_version_uuid, _r.c.nominal_start_time,
+              _r.c.nominal_end_time, _r.c.parent_run_uuid, _r.c.created_at, _r.c.updated_at,
+              _ns.c.name.label("job_namespace"), _j.c.name.label("job_name"))
+    .join(_j, _j.c.id == _r.c.job_id).join(_ns, _ns.c.id == _j.c.namespace_id)
+    .where(_r.c.uuid.in_(_IDS)))
+_LOCATIONS = sa.select(_f.c.run_uuid, _f.c.payload).where(
+    _f.c.kind == "job", _f.c.name == "sourceCodeLocation", _f.c.run_uuid.in_(_IDS))
+_RUN_IO = [
+    sa.select(io.c.run_uuid, _ns.c.name.label("namespace"), _d.c.name)
+    .join(_d, _d.c.id == io.c.dataset_id).join(_ns, _ns.c.id == _d.c.namespace_id)
+    .where(io.c.run_uuid.in_(_IDS))
+    for io in (t.run_inputs, t.run_outputs)
+]
+_UPDATE_RUN = _r.update().where(_r.c.uuid == sa.bindparam("b_uuid"))
+_jv = t.job_versions
+_DELETE_UNUSED_VERSIONS = _jv.delete().where(
+    _jv.c.uuid.in_(_IDS), ~sa.exists().where(_r.c.job_version_uuid == _jv.c.uuid))
+_RESPAN_VERSIONS = _jv.update().where(_jv.c.uuid.in_(_IDS)).values(
+    created_at=sa.select(sa.func.min(_r.c.created_at))
+    .where(_r.c.job_version_uuid == _jv.c.uuid).scalar_subquery(),
+    updated_at=sa.select(sa.func.max(_r.c.updated_at))
+    .where(_r.c.job_version_uuid == _jv.c.uuid).scalar_subquery())
+_LATEST_RUN_VERSION = (
+    sa.select(_r.c.job_version_uuid).where(_r.c.job_id == _j.c.id)
+    .order_by(_r.c.created_at.desc(), _r.c.uuid.desc()).limit(1).scalar_subquery())
+_JOBS = sa.select(_j.c.id, _j.c.current_version_uuid, _LATEST_RUN_VERSION.label("latest")).where(
+    _j.c.id.in_(_IDS))
+_UPDATE_JOB = _j.update().where(_j.c.id == sa.bindparam("b_id"))
 
 _JOB_VERSION_NS = uuid.UUID("0b8f8f5c-3c1d-4f57-8d0e-1c5f9f3d7a21")
 
@@ -54,16 +104,13 @@ def after_batch(conn: sa.Connection, writer: Writer, facts: Facts) -> None:
     for part in chunks(facts.touched_versions):
         _versions(conn, part)
     for part in chunks(facts.touched_runs):
-        _runs(conn, part)
+        _runs(conn, writer, part)
 
 
 def _latest_facets(conn: sa.Connection, kind: str, subjects: Iterable[str],
-                   names: Iterable[str]) -> dict[tuple[str, str], Any]:
-    f = t.facets
-    query = sa.select(f.c.subject, f.c.name, f.c.payload).where(
-        f.c.kind == kind, f.c.run_uuid == "", f.c.subject.in_(list(subjects)),
-        f.c.name.in_(list(names)))
-    return {(row.subject, row.name): row.payload for row in conn.execute(query)}
+                   names: list[str]) -> dict[tuple[str, str], Any]:
+    rows = conn.execute(_LATEST_FACETS, {"kind": kind, "ids": list(subjects), "names": names})
+    return {(row.subject, row.name): row.payload for row in rows}
 
 
 def _get(payload: Any, *path: str) -> Any:
@@ -83,48 +130,43 @@ def _fields(schema: Any) -> list[Any] | None:
     return value if isinstance(value, list) else None
 
 
+_DATASET_FACETS = ["schema", "documentation", "dataSource", "lifecycleStateChange"]
+_DATASET_COLUMNS = ("source_name", "description", "fields", "lifecycle_state",
+                    "current_version_uuid")
+
+
 def _datasets(conn: sa.Connection, ids: dict[tuple[str, str], int | None]) -> None:
-    node_of = {dataset_node(*key): ds_id for key, ds_id in ids.items()}
-    facets = _latest_facets(conn, "dataset", node_of,
-                            ("schema", "documentation", "dataSource", "lifecycleStateChange"))
-    v = t.dataset_versions
-    latest = (sa.select(v.c.uuid).where(v.c.dataset_id == t.datasets.c.id)
-              .order_by(v.c.updated_at.desc(), v.c.uuid.desc()).limit(1).scalar_subquery())
-    current = dict(conn.execute(sa.select(t.datasets.c.id, latest).where(
-        t.datasets.c.id.in_(list(ids.values())))).all())
-    d = t.datasets
-    stored = {row.id: row for row in conn.execute(sa.select(
-        d.c.id, d.c.namespace_id, d.c.source_name, d.c.description, d.c.fields,
-        d.c.lifecycle_state, d.c.current_version_uuid).where(d.c.id.in_(list(ids.values()))))}
+    facets = _latest_facets(conn, "dataset", (dataset_node(*key) for key in ids), _DATASET_FACETS)
+    stored = {row.id: row for row in conn.execute(_DATASETS, {"ids": list(ids.values())})}
     updates, refields = [], []
-    for (namespace, _name), ds_id in ids.items():
-        node = dataset_node(namespace, _name)
+    for (namespace, name), ds_id in ids.items():
+        node = dataset_node(namespace, name)
+        row = stored[ds_id]
         want = {
             "source_name": _str(_get(facets.get((node, "dataSource")), "name")) or namespace,
             "description": _str(_get(facets.get((node, "documentation")), "description")),
             "fields": _fields(facets.get((node, "schema"))),
             "lifecycle_state": _str(_get(facets.get((node, "lifecycleStateChange")),
                                          "lifecycleStateChange")),
-            "current_version_uuid": current.get(ds_id),
+            "current_version_uuid": row.latest_version,
         }
-        row = stored[ds_id]
-        if any(getattr(row, k) != val for k, val in want.items()):
+        if any(getattr(row, k) != want[k] for k in _DATASET_COLUMNS):
             updates.append({"b_id": ds_id, **want})
             if row.fields != want["fields"]:
                 refields.append((ds_id, want["fields"] or []))
     if updates:
-        conn.execute(d.update().where(d.c.id == sa.bindparam("b_id")), updates)
+        conn.execute(_UPDATE_DATASET, updates)
     if refields:
-        conn.execute(t.fields.delete().where(t.fields.c.dataset_id.in_([i for i, _ in refields])))
+        conn.execute(_DELETE_FIELDS, {"ids": [i for i, _ in refields]})
         rows = []
         for ds_id, fields in refields:
             seen: set[str] = set()
             for pos, field in enumerate(fields):
-                name = _str(_get(field, "name"))
-                if name is None or name in seen:
+                field_name = _str(_get(field, "name"))
+                if field_name is None or field_name in seen:
                     continue
-                seen.add(name)
-                rows.append({"dataset_id": ds_id, "name": name, "position": pos,
+                seen.add(field_name)
+                rows.append({"dataset_id": ds_id, "name": field_name, "position": pos,
                              "type": _str(_get(field, "type")),
                              "description": _str(_get(field, "description"))})
         if rows:
@@ -132,18 +174,16 @@ def _datasets(conn: sa.Connection, ids: dict[tuple[str, str], int | None]) -> No
 
 
 def _versions(conn: sa.Connection, uuids: list[str]) -> None:
-    facets = _latest_facets(conn, "dataset_version", uuids, ("schema", "lifecycleStateChange"))
-    v = t.dataset_versions
+    facets = _latest_facets(conn, "dataset_version", uuids, ["schema", "lifecycleStateChange"])
     updates = []
-    for row in conn.execute(sa.select(v.c.uuid, v.c.fields, v.c.lifecycle_state)
-                            .where(v.c.uuid.in_(uuids))):
+    for row in conn.execute(_VERSIONS, {"ids": uuids}):
         want = {"fields": _fields(facets.get((row.uuid, "schema"))),
                 "lifecycle_state": _str(_get(facets.get((row.uuid, "lifecycleStateChange")),
                                              "lifecycleStateChange"))}
         if row.fields != want["fields"] or row.lifecycle_state != want["lifecycle_state"]:
             updates.append({"b_uuid": row.uuid, **want})
     if updates:
-        conn.execute(v.update().where(v.c.uuid == sa.bindparam("b_uuid")), updates)
+        conn.execute(_UPDATE_VERSION, updates)
 
 
 def _time_or_none(value: Any) -> Any:
@@ -153,31 +193,22 @@ def _time_or_none(value: Any) -> Any:
         return None
 
 
-def _runs(conn: sa.Connection, run_uuids: list[str]) -> None:
-    r, j, ns = t.runs, t.jobs, t.namespaces
-    stored = {row.uuid: row for row in conn.execute(
-        sa.select(r.c.uuid, r.c.job_id, r.c.job_version_uuid, r.c.nominal_start_time,
-                  r.c.created_at, r.c.updated_at,
-                  r.c.nominal_end_time, r.c.parent_run_uuid, ns.c.name.label("job_namespace"),
-                  j.c.name.label("job_name"))
-        .join(j, j.c.id == r.c.job_id).join(ns, ns.c.id == j.c.namespace_id)
-        .where(r.c.uuid.in_(run_uuids)))}
-    facets = _latest_facets(conn, "run", [run_node(u) for u in run_uuids],
-                            ("nominalTime", "parent"))
-    f = t.facets
-    locations = {row.run_uuid: _str(_get(row.payload, "url")) for row in conn.execute(
-        sa.select(f.c.run_uuid, f.c.payload).where(
-            f.c.kind == "job", f.c.name == "sourceCodeLocation", f.c.run_uuid.in_(run_uuids)))}
+_RUN_COLUMNS = ("job_version_uuid", "nominal_start_time", "nominal_end_time", "parent_run_uuid")
+
+
+def _runs(conn: sa.Connection, writer: Writer, run_uuids: list[str]) -> None:
+    stored = {row.uuid: row for row in conn.execute(_RUNS, {"ids": run_uuids})}
+    facets = _latest_facets(conn, "run", [run_node(u) for u in run_uuids], ["nominalTime", "parent"])
+    locations = {row.run_uuid: _str(_get(row.payload, "url"))
+                 for row in conn.execute(_LOCATIONS, {"ids": run_uuids})}
     io: dict[str, tuple[list[str], list[str]]] = {u: ([], []) for u in run_uuids}
-    for index, table in enumerate((t.run_inputs, t.run_outputs)):
-        d = t.datasets
-        query = (sa.select(table.c.run_uuid, ns.c.name.label("namespace"), d.c.name)
-                 .join(d, d.c.id == table.c.dataset_id).join(ns, ns.c.id == d.c.namespace_id)
-                 .where(table.c.run_uuid.in_(run_uuids)))
-        for row in conn.execute(query):
+    for index, query in enumerate(_RUN_IO):
+        for row in conn.execute(query, {"ids": run_uuids}):
             io[row.run_uuid][index].append(dataset_node(row.namespace, row.name))
-    updates, versions = [], {}
-    old_versions, jobs = set(), set()
+    updates: list[dict[str, Any]] = []
+    versions: dict[str, dict[str, Any]] = {}
+    old_versions: set[str] = set()
+    jobs: set[int] = set()
     for run_uuid, row in stored.items():
         inputs, outputs = sorted(io[run_uuid][0]), sorted(io[run_uuid][1])
         location = locations.get(run_uuid)
@@ -193,37 +224,27 @@ def _runs(conn: sa.Connection, run_uuids: list[str]) -> None:
                 "nominal_start_time": _time_or_none(_get(nominal, "nominalStartTime")),
                 "nominal_end_time": _time_or_none(_get(nominal, "nominalEndTime")),
                 "parent_run_uuid": _str(_get(parent, "run", "runId"))}
-        if any(getattr(row, k) != val for k, val in want.items()):
+        if any(getattr(row, k) != want[k] for k in _RUN_COLUMNS):
             updates.append({"b_uuid": run_uuid, **want})
         if row.job_version_uuid not in (None, version):
             old_versions.add(row.job_version_uuid)
         jobs.add(row.job_id)
-    jv = t.job_versions
-    if versions:
-        conn.execute(upsert_statement(rules.JOB_VERSIONS, conn.dialect.name), list(versions.values()))
+    writer.upsert(conn, rules.JOB_VERSIONS, list(versions.values()))
     if updates:
-        conn.execute(r.update().where(r.c.uuid == sa.bindparam("b_uuid")), updates)
+        conn.execute(_UPDATE_RUN, updates)
     if old_versions:
         # A run's shape grew, so it left its old version: drop the version if no
         # run uses it any more, else recompute its span from the runs left.
-        unused = ~sa.exists().where(r.c.job_version_uuid == jv.c.uuid)
-        conn.execute(jv.delete().where(jv.c.uuid.in_(list(old_versions)), unused))
-        first = sa.select(sa.func.min(r.c.created_at)).where(r.c.job_version_uuid == jv.c.uuid)
-        last = sa.select(sa.func.max(r.c.updated_at)).where(r.c.job_version_uuid == jv.c.uuid)
-        conn.execute(jv.update().where(jv.c.uuid.in_(list(old_versions))).values(
-            created_at=first.scalar_subquery(), updated_at=last.scalar_subquery()))
+        conn.execute(_DELETE_UNUSED_VERSIONS, {"ids": list(old_versions)})
+        conn.execute(_RESPAN_VERSIONS, {"ids": list(old_versions)})
     _current_job_versions(conn, jobs)
 
 
 def _current_job_versions(conn: sa.Connection, job_ids: set[int]) -> None:
-    r, j = t.runs, t.jobs
-    latest = (sa.select(r.c.job_version_uuid).where(r.c.job_id == j.c.id)
-              .order_by(r.c.created_at.desc(), r.c.uuid.desc()).limit(1).scalar_subquery())
     updates = [
         {"b_id": row.id, "current_version_uuid": row.latest}
-        for row in conn.execute(sa.select(j.c.id, j.c.current_version_uuid, latest.label("latest"))
-                                .where(j.c.id.in_(list(job_ids))))
+        for row in conn.execute(_JOBS, {"ids": list(job_ids)})
         if row.current_version_uuid != row.latest
     ]
     if updates:
-        conn.execute(j.update().where(j.c.id == sa.bindparam("b_id")), updates)
+        conn.execute(_UPDATE_JOB, updates)

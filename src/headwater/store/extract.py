@@ -148,12 +148,34 @@ class Facts:
     touched_jobs: set[DatasetKey] = field(default_factory=set)
     touched_datasets: set[DatasetKey] = field(default_factory=set)
     touched_versions: set[str] = field(default_factory=set)
+    #: (node id, event hash) -> ``event_subjects`` row.
+    subjects: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    #: (target dataset, facet JSON) -> the facet and the span of events carrying it.
+    lineage: dict[tuple[DatasetKey, str], dict[str, Any]] = field(default_factory=dict)
 
     def put(self, rule: MergeRule, key: Any, row: dict[str, Any]) -> None:
         merge_into(self.rows.setdefault(rule.table.name, {}), key, row, rule)
 
     def table_rows(self, rule: MergeRule) -> dict[Any, dict[str, Any]]:
         return self.rows.get(rule.table.name, {})
+
+    def finish(self) -> None:
+        """Expand what was gathered per batch rather than per event.
+
+        A column-lineage facet repeats on every event of every run of a job;
+        its edges are expanded once per distinct facet, carrying the earliest
+        and latest time and the newest (time, hash, run) of the events that
+        carried it -- the same result as expanding it per event. Namespace
+        times are the span of their datasets' and jobs' times.
+        """
+        for (target, _), seen in self.lineage.items():
+            self._expand_column_lineage(target, seen)
+        self.lineage.clear()
+        for rule in (rules.DATASETS, rules.JOBS):
+            for (namespace, _), row in self.table_rows(rule).items():
+                self.put(rules.NAMESPACES, namespace, {
+                    "name": namespace, "created_at": row["created_at"],
+                    "updated_at": row["updated_at"]})
 
     # -- one event -----------------------------------------------------------------
 
@@ -163,21 +185,23 @@ class Facts:
         if ev.kind == "dataset":
             dataset = event["dataset"]
             key = self._dataset(_dataset_key(dataset, "dataset"), t)
+            self._mentions(dataset_node(*key), ev)
             version = dataset_version_uuid(key[0], key[1], f"event:{h}")
             self._version(version, key, None, t)
             self._dataset_facets(key, _facets(dataset, "facets"), version, ev)
             return
         assert ev.job is not None
         job = ev.job
-        self._namespace(job[0], t)
         self.put(rules.JOBS, job, {"namespace": job[0], "name": job[1], "created_at": t, "updated_at": t})
         self.touched_jobs.add(job)
+        self._mentions(job_node(*job), ev)
         run_uuid = ev.run_uuid or ""
         job_facets = _facets(event["job"], "facets")
         self._facet_rows("job", job_node(*job), "", job_facets, ev)
         self._tags(job_node(*job), job_facets.get("tags"), ev, None)
         if ev.run_uuid is not None:
             self._run(ev)
+            self._mentions(run_node(ev.run_uuid), ev)
             self._facet_rows("run", run_node(ev.run_uuid), "", _facets(event["run"], "facets"), ev)
             location = job_facets.get("sourceCodeLocation")
             if location is not None:
@@ -185,6 +209,7 @@ class Facts:
                 self._facet_rows("job", job_node(*job), ev.run_uuid, {"sourceCodeLocation": location}, ev)
         for i, item in enumerate(event.get("inputs") or ()):
             key = self._dataset(_dataset_key(item, f"inputs[{i}]"), t)
+            self._mentions(dataset_node(*key), ev)
             self._dataset_facets(key, _facets(item, "facets"), None, ev)
             self._facet_rows("input", dataset_node(*key), run_uuid, _facets(item, "inputFacets"), ev)
             if ev.run_uuid is not None:
@@ -192,6 +217,7 @@ class Facts:
                          {"run_uuid": ev.run_uuid, "dataset": key, "created_at": t, "updated_at": t})
         for i, item in enumerate(event.get("outputs") or ()):
             key = self._dataset(_dataset_key(item, f"outputs[{i}]"), t)
+            self._mentions(dataset_node(*key), ev)
             version = None
             if ev.run_uuid is not None:
                 version = dataset_version_uuid(key[0], key[1], f"run:{ev.run_uuid}")
@@ -204,12 +230,13 @@ class Facts:
 
     # -- pieces ----------------------------------------------------------------------
 
-    def _namespace(self, name: str, t: datetime) -> None:
-        self.put(rules.NAMESPACES, name, {"name": name, "created_at": t, "updated_at": t})
+    def _mentions(self, subject: str, ev: ParsedEvent) -> None:
+        self.subjects[(subject, ev.event_hash)] = {
+            "subject": subject, "event_time": ev.time, "event_hash": ev.event_hash}
 
-    def _dataset(self, key: DatasetKey, t: datetime) -> DatasetKey:
-        self._namespace(key[0], t)
-        self.put(rules.DATASETS, key, {"namespace": key[0], "name": key[1], "created_at": t, "updated_at": t})
+    def _dataset(self, key: DatasetKey, t: datetime, last: datetime | None = None) -> DatasetKey:
+        self.put(rules.DATASETS, key, {"namespace": key[0], "name": key[1], "created_at": t,
+                                       "updated_at": last or t})
         self.touched_datasets.add(key)
         return key
 
@@ -242,9 +269,6 @@ class Facts:
             row = {"kind": kind, "subject": subject, "run_uuid": run_uuid, "name": name,
                    "payload": payload, "event_time": ev.time, "event_hash": ev.event_hash}
             self.put(rules.FACETS, (kind, subject, run_uuid, name), row)
-            self.put(rules.FACET_HISTORY, (kind, subject, run_uuid, name, ev.event_hash),
-                     {"kind": kind, "subject": subject, "run_uuid": run_uuid, "name": name,
-                      "event_time": ev.time, "event_hash": ev.event_hash})
 
     def _dataset_facets(self, key: DatasetKey, facets: Mapping[str, Any],
                         version: str | None, ev: ParsedEvent) -> None:
@@ -280,6 +304,22 @@ class Facts:
     def _column_lineage(self, target: DatasetKey, facet: Any, ev: ParsedEvent) -> None:
         if not isinstance(facet, Mapping):
             return
+        # Any string form of the facet works as a key: equal content under two
+        # keys is merely expanded twice, and merging is idempotent.
+        key = (target, json.dumps(facet))
+        guard = (ev.time, ev.event_hash, ev.run_uuid)
+        seen = self.lineage.get(key)
+        if seen is None:
+            self.lineage[key] = {"facet": facet, "first": ev.time, "last": ev.time, "guard": guard}
+            return
+        seen["first"] = min(seen["first"], ev.time)
+        seen["last"] = max(seen["last"], ev.time)
+        if guard[:2] > seen["guard"][:2]:
+            seen["guard"] = guard
+
+    def _expand_column_lineage(self, target: DatasetKey, seen: dict[str, Any]) -> None:
+        facet, first, last = seen["facet"], seen["first"], seen["last"]
+        edge_time, edge_hash, run_uuid = seen["guard"]
         entries: list[tuple[str, Any, Mapping[str, Any]]] = []
         fields = facet.get("fields")
         if isinstance(fields, Mapping):
@@ -293,7 +333,8 @@ class Facts:
             if not isinstance(source, Mapping) or not isinstance(source.get("field"), str):
                 continue
             try:
-                source_key = self._dataset(_dataset_key(source, "columnLineage.inputFields"), ev.time)
+                source_key = self._dataset(
+                    _dataset_key(source, "columnLineage.inputFields"), first, last)
             except EventError:
                 continue  # a malformed edge is dropped, the event is kept
             transformations = source.get("transformations")
@@ -313,8 +354,8 @@ class Facts:
                     "transformation_type": key[4], "transformation_subtype": key[5],
                     "description": _text(tr.get("description")),
                     "masking": masking if isinstance(masking, bool) else None,
-                    "run_uuid": ev.run_uuid, "edge_time": ev.time, "edge_hash": ev.event_hash,
-                    "created_at": ev.time, "updated_at": ev.time})
+                    "run_uuid": run_uuid, "edge_time": edge_time, "edge_hash": edge_hash,
+                    "created_at": first, "updated_at": last})
 
     def _tags(self, subject: str, facet: Any, ev: ParsedEvent, dataset: DatasetKey | None) -> None:
         if not isinstance(facet, Mapping):

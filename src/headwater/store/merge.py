@@ -41,26 +41,32 @@ class MergeRule:
 
 
 def merge_into(rows: dict[Any, dict[str, Any]], key: Any, row: dict[str, Any], rule: MergeRule) -> None:
-    """Fold ``row`` into ``rows[key]`` following ``rule`` (in place)."""
+    """Fold ``row`` into ``rows[key]`` following ``rule`` (in place).
+
+    This runs tens of times per event, so it is written for speed.
+    """
     old = rows.get(key)
     if old is None:
         rows[key] = row
         return
     for col in rule.least:
-        old[col] = _pick(old.get(col), row.get(col), min)
+        new = row[col]
+        if new is not None:
+            current = old[col]
+            if current is None or new < current:
+                old[col] = new
     for col in rule.greatest:
-        old[col] = _pick(old.get(col), row.get(col), max)
-    if rule.guard and tuple(row[c] for c in rule.guard) > tuple(old[c] for c in rule.guard):
-        for col in rule.guard + rule.guarded:
-            old[col] = row.get(col)
-
-
-def _pick(a: Any, b: Any, choose: Any) -> Any:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return choose(a, b)
+        new = row[col]
+        if new is not None:
+            current = old[col]
+            if current is None or new > current:
+                old[col] = new
+    guard = rule.guard
+    if guard and [row[c] for c in guard] > [old[c] for c in guard]:
+        for col in guard:
+            old[col] = row[col]
+        for col in rule.guarded:
+            old[col] = row[col]
 
 
 def upsert_statement(rule: MergeRule, dialect_name: str) -> sa.Insert:

@@ -11,7 +11,6 @@ __all__ = [
     "DATASET_SYMLINKS",
     "DATASET_VERSIONS",
     "FACETS",
-    "FACET_HISTORY",
     "JOBS",
     "JOB_VERSIONS",
     "NAMESPACES",
@@ -49,10 +48,6 @@ FACETS = MergeRule(
     greatest=(),
     guard=("event_time", "event_hash"),
     guarded=("payload",),
-)
-# Only de-duplicates inside a batch; rows are plain inserts (see writer).
-FACET_HISTORY = MergeRule(
-    t.facet_history, ("kind", "subject", "run_uuid", "name", "event_hash"), least=(), greatest=()
 )
 COLUMN_LINEAGE = MergeRule(
     t.column_lineage,

@@ -9,8 +9,8 @@ compares them. Conventions, so read queries can rely on them:
   time that mentioned it, so they do not depend on arrival order.
 * Run identity is the OpenLineage ``runId`` (``runs.uuid``); tables that point at
   a run carry ``run_uuid`` rather than a surrogate id.
-* Facets live in ``facets`` (latest per subject and name) and
-  ``facet_history`` (every facet of every distinct event). ``subject`` is a
+* Facets live in ``facets`` (latest per subject and name); their history is
+  the raw log, indexed by node in ``event_subjects``. ``subject`` is a
   headwater node id (``dataset:{ns}:{name}``, ``job:{ns}:{name}``,
   ``run:{uuid}``) or, for ``kind='dataset_version'``, the version's uuid.
 """
@@ -26,8 +26,8 @@ __all__ = [
     "dataset_symlinks",
     "dataset_versions",
     "datasets",
+    "event_subjects",
     "events",
-    "facet_history",
     "facets",
     "fields",
     "job_versions",
@@ -250,22 +250,21 @@ facets = sa.Table(
     sa.UniqueConstraint("kind", "subject", "run_uuid", "name"),
 )
 
-# Every facet of every distinct event, as an index into the raw log: the
-# payload is the facet inside ``events.payload`` of the event with this hash
-# (not copied, which would double the bytes written per event).
-facet_history = sa.Table(
-    "facet_history",
+# Facet history, as an index into the raw log: one row per (event, node it
+# mentions). The history of facet N of node S is facet N inside
+# ``events.payload`` of S's events, in ``event_time`` order. Not copying
+# payloads (or writing one row per facet) keeps the write path's bytes and
+# rows per event small. ``subject`` is a run, job or dataset node id.
+event_subjects = sa.Table(
+    "event_subjects",
     metadata,
     sa.Column("id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), primary_key=True),
-    sa.Column("kind", sa.String(16), nullable=False),
     sa.Column("subject", sa.Text(), nullable=False),
-    sa.Column("run_uuid", sa.String(64), nullable=False),
-    sa.Column("name", sa.Text(), nullable=False),
     sa.Column("event_time", sa.DateTime(), nullable=False),
     sa.Column("event_hash", sa.String(64), nullable=False),
-    # Rows are written once, with their event (the event log dedupes), so no
-    # unique index is paid for; this one serves "history of facet N of S".
-    sa.Index("ix_facet_history_subject_name", "subject", "name"),
+    # Rows are written once, with their event (the log dedupes events), so no
+    # unique index is paid for.
+    sa.Index("ix_event_subjects_subject_event_time", "subject", "event_time"),
 )
 
 # Column-level lineage from the ``columnLineage`` facet: one edge per source

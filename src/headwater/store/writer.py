@@ -91,7 +91,8 @@ class Writer:
         for cache in self._caches:
             cache.rollback()
 
-    def _upsert(self, conn: sa.Connection, rule: MergeRule, rows: Sequence[dict[str, Any]]) -> None:
+    def upsert(self, conn: sa.Connection, rule: MergeRule, rows: Sequence[dict[str, Any]]) -> None:
+        """Upsert ``rows`` into ``rule.table`` following the rule (one executemany)."""
         if not rows:
             return
         stmt = self._upserts.get(rule.table.name)
@@ -128,59 +129,59 @@ class Writer:
         facts = Facts()
         for ev in new:
             facts.add(ev)
+        facts.finish()
         self._write_facts(conn, facts)
         derive.after_batch(conn, self, facts)
         return {ev.event_hash for ev in new}
 
     def _write_facts(self, conn: sa.Connection, facts: Facts) -> None:
         namespaces = facts.table_rows(rules.NAMESPACES)
-        self._upsert(conn, rules.NAMESPACES, list(namespaces.values()))
+        self.upsert(conn, rules.NAMESPACES, list(namespaces.values()))
         self._resolve(conn, self.namespace_ids, namespaces.keys(),
                       sa.select(t.namespaces.c.id, t.namespaces.c.name), t.namespaces.c.name,
                       lambda row: row.name)
-        self._upsert(conn, rules.SOURCES, list(facts.table_rows(rules.SOURCES).values()))
+        self.upsert(conn, rules.SOURCES, list(facts.table_rows(rules.SOURCES).values()))
 
         datasets = facts.table_rows(rules.DATASETS)
-        self._upsert(conn, rules.DATASETS, [
+        self.upsert(conn, rules.DATASETS, [
             {"namespace_id": self.namespace_ids.get(k[0]), "name": k[1],
              "created_at": r["created_at"], "updated_at": r["updated_at"]}
             for k, r in datasets.items()])
         self._resolve_named(conn, self.dataset_ids, t.datasets, datasets.keys())
 
         jobs = facts.table_rows(rules.JOBS)
-        self._upsert(conn, rules.JOBS, [
+        self.upsert(conn, rules.JOBS, [
             {"namespace_id": self.namespace_ids.get(k[0]), "name": k[1],
              "created_at": r["created_at"], "updated_at": r["updated_at"]}
             for k, r in jobs.items()])
         self._resolve_named(conn, self.job_ids, t.jobs, jobs.keys())
 
         tags = facts.table_rows(rules.TAGS)
-        self._upsert(conn, rules.TAGS, list(tags.values()))
+        self.upsert(conn, rules.TAGS, list(tags.values()))
         self._resolve(conn, self.tag_ids, tags.keys(), sa.select(t.tags.c.id, t.tags.c.name),
                       t.tags.c.name, lambda row: row.name)
 
         ds = self.dataset_ids.get
-        self._upsert(conn, rules.RUNS, [
+        self.upsert(conn, rules.RUNS, [
             _replace(r, "job", "job_id", self.job_ids.get(r["job"]))
             for r in facts.table_rows(rules.RUNS).values()])
-        self._upsert(conn, rules.DATASET_VERSIONS, [
+        self.upsert(conn, rules.DATASET_VERSIONS, [
             _replace(r, "dataset", "dataset_id", ds(r["dataset"]))
             for r in facts.table_rows(rules.DATASET_VERSIONS).values()])
         for rule in (rules.RUN_INPUTS, rules.RUN_OUTPUTS, rules.DATASET_SYMLINKS):
-            self._upsert(conn, rule, [
+            self.upsert(conn, rule, [
                 _replace(r, "dataset", "dataset_id", ds(r["dataset"]))
                 for r in facts.table_rows(rule).values()])
-        self._upsert(conn, rules.COLUMN_LINEAGE, [
+        self.upsert(conn, rules.COLUMN_LINEAGE, [
             _replace(_replace(r, "target", "target_dataset_id", ds(r["target"])),
                      "source", "source_dataset_id", ds(r["source"]))
             for r in facts.table_rows(rules.COLUMN_LINEAGE).values()])
-        self._upsert(conn, rules.TAG_ASSIGNMENTS, [
+        self.upsert(conn, rules.TAG_ASSIGNMENTS, [
             _replace(r, "tag", "tag_id", self.tag_ids.get(r["tag"]))
             for r in facts.table_rows(rules.TAG_ASSIGNMENTS).values()])
-        self._upsert(conn, rules.FACETS, list(facts.table_rows(rules.FACETS).values()))
-        history = list(facts.table_rows(rules.FACET_HISTORY).values())
-        if history:
-            conn.execute(t.facet_history.insert(), history)
+        self.upsert(conn, rules.FACETS, list(facts.table_rows(rules.FACETS).values()))
+        if facts.subjects:
+            conn.execute(t.event_subjects.insert(), list(facts.subjects.values()))
 
     # -- ids ---------------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises:
-Create Date: 2026-11-22 08:04:35.596399
+Create Date: 2026-11-22 08:20:15.185054
 """
 
 from __future__ import annotations
@@ -18,6 +18,16 @@ depends_on = None
 
 
 def upgrade() -> None:
+    op.create_table('event_subjects',
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('subject', sa.Text(), nullable=False),
+    sa.Column('event_time', sa.DateTime(), nullable=False),
+    sa.Column('event_hash', sa.String(length=64), nullable=False),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_event_subjects'))
+    )
+    with op.batch_alter_table('event_subjects', schema=None) as batch_op:
+        batch_op.create_index('ix_event_subjects_subject_event_time', ['subject', 'event_time'], unique=False)
+
     op.create_table('events',
     sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
     sa.Column('event_hash', sa.String(length=64), nullable=False),
@@ -35,19 +45,6 @@ def upgrade() -> None:
     with op.batch_alter_table('events', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_events_event_time'), ['event_time'], unique=False)
         batch_op.create_index(batch_op.f('ix_events_run_uuid'), ['run_uuid'], unique=False)
-
-    op.create_table('facet_history',
-    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
-    sa.Column('kind', sa.String(length=16), nullable=False),
-    sa.Column('subject', sa.Text(), nullable=False),
-    sa.Column('run_uuid', sa.String(length=64), nullable=False),
-    sa.Column('name', sa.Text(), nullable=False),
-    sa.Column('event_time', sa.DateTime(), nullable=False),
-    sa.Column('event_hash', sa.String(length=64), nullable=False),
-    sa.PrimaryKeyConstraint('id', name=op.f('pk_facet_history'))
-    )
-    with op.batch_alter_table('facet_history', schema=None) as batch_op:
-        batch_op.create_index('ix_facet_history_subject_name', ['subject', 'name'], unique=False)
 
     op.create_table('facets',
     sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
@@ -311,12 +308,12 @@ def downgrade() -> None:
     op.drop_table('sources')
     op.drop_table('namespaces')
     op.drop_table('facets')
-    with op.batch_alter_table('facet_history', schema=None) as batch_op:
-        batch_op.drop_index('ix_facet_history_subject_name')
-
-    op.drop_table('facet_history')
     with op.batch_alter_table('events', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_events_run_uuid'))
         batch_op.drop_index(batch_op.f('ix_events_event_time'))
 
     op.drop_table('events')
+    with op.batch_alter_table('event_subjects', schema=None) as batch_op:
+        batch_op.drop_index('ix_event_subjects_subject_event_time')
+
+    op.drop_table('event_subjects')
