@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import socket
 import threading
 import time
@@ -210,8 +211,11 @@ def test_a_full_queue_spools_instead_of_blocking(tmp_path: Path) -> None:
     release.set()
     emitter.close(10)
     stats = emitter.metrics.snapshot()
-    assert stats["sent"] + stats["spooled"] == 10
+    # Everything spooled was replayed once the backend answered again.
+    assert stats["sent"] == 10
+    assert stats["replayed"] == stats["spooled"]
     assert stats["lost"] == 0
+    assert list(tmp_path.glob("spool-*")) == []
 
 
 def test_emit_never_raises_and_logs_a_broken_transport_once(
@@ -290,3 +294,45 @@ def test_build_emitter_disabled_or_misconfigured_never_raises(
         broken.emit(_event(2))
         broken.close(1)
     assert "transport.url" in caplog.text
+
+
+def test_spooled_events_are_replayed_in_the_same_run_once_the_backend_is_back(
+    tmp_path: Path,
+) -> None:
+    up = threading.Event()
+    received: list[Any] = []
+
+    def flaky(request: httpx.Request) -> httpx.Response:
+        if not up.is_set():
+            return httpx.Response(503)
+        body = json.loads(request.content)
+        received.extend(body if isinstance(body, list) else [body])
+        return httpx.Response(200)
+
+    emitter = Emitter(_mock_http(flaky), DeliveryConfig(retries=0), spool=Spool(tmp_path))
+    for i in range(3):
+        emitter.emit(_event(i))
+    assert emitter.flush(5)
+    assert sorted(e["n"] for e in _spooled(tmp_path)) == [0, 1, 2]
+    up.set()
+    emitter.emit(_event(3))
+    assert emitter.flush(5)
+    emitter.close(5)
+    assert sorted(e["n"] for e in received) == [0, 1, 2, 3]
+    assert list(tmp_path.glob("spool-*")) == []
+
+
+def test_a_file_left_claimed_by_a_dead_process_is_replayed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead_pid = int(dead.stdout)
+    (tmp_path / f"spool-1-abc.jsonl.{dead_pid}.replaying").write_text(json.dumps(_event(5)) + "\n")
+    (tmp_path / f"spool-2-abc.jsonl.{os.getpid()}.replaying").write_text("{}\n")  # alive: kept
+    with lineage_server() as server:
+        emitter = Emitter(_http(server.url), FAST, spool=Spool(tmp_path))
+        emitter.close(10)
+    assert server.events == [_event(5)]
+    assert [p.name for p in tmp_path.iterdir()] == [f"spool-2-abc.jsonl.{os.getpid()}.replaying"]

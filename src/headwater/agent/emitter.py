@@ -4,8 +4,9 @@
 once; a daemon thread takes batches off the queue and hands them to a
 transport, retrying with exponential backoff. Repeated failures open a circuit
 breaker: while it is open nothing is sent and batches go straight to the spool
-(local JSONL files, see :mod:`headwater.transport.spool`), which the next
-emitter replays when it starts. A full queue spools too. :meth:`Emitter.close`
+(local JSONL files, see :mod:`headwater.transport.spool`). Spooled events are
+replayed as soon as the destination accepts a request again, and by the next
+emitter that starts (another run, another process). A full queue spools too. :meth:`Emitter.close`
 (registered at interpreter exit) flushes for at most ``flush_timeout`` seconds
 and spools whatever is still left — events are delayed, never lost.
 
@@ -168,6 +169,12 @@ class Emitter:
         self._closed = False
         self._close_lock = threading.Lock()
         self._replay_spool = replay_spool and spool is not None
+        # Set when events went to the spool; once the destination accepts a request
+        # again, the sender replays them in this same run instead of waiting for the next.
+        self._spooled_since_replay = False
+        self._destination_up = False
+        if self._replay_spool:
+            self._unfinished += 1  # the start-up replay; flush() waits for it like for events
         self._thread = threading.Thread(target=self._run, name="headwater-emitter", daemon=True)
         self._thread.start()
 
@@ -239,11 +246,13 @@ class Emitter:
     # -- sender thread ----------------------------------------------------------------
 
     def _run(self) -> None:
-        try:
-            if self._replay_spool:
+        if self._replay_spool:
+            try:
                 self._replay()
-        except Exception as exc:
-            self._log_once("spool replay", exc)
+            except Exception as exc:
+                self._log_once("spool replay", exc)
+            finally:
+                self._finish(1)
         while True:
             try:
                 batch = self._take_batch()
@@ -252,11 +261,25 @@ class Emitter:
                         return
                     continue
                 self._inflight = list(batch)
+                replay_due = False
                 try:
                     self._deliver(batch)
                 finally:
                     self._inflight = []
+                    replay_due = (self._spooled_since_replay and self._destination_up
+                                  and self.spool is not None and not self._abandon.is_set())
+                    if replay_due:
+                        with self._idle:
+                            self._unfinished += 1  # flush() waits for the replay too
                     self._finish(len(batch))
+                if replay_due:
+                    try:
+                        self._spooled_since_replay = False
+                        assert self.spool is not None
+                        self.spool.rotate()
+                        self._replay()
+                    finally:
+                        self._finish(1)
             except Exception as exc:
                 self._log_once("sender", exc)
 
@@ -292,6 +315,7 @@ class Emitter:
             except DeliveryError as exc:
                 if not exc.retriable:
                     self.breaker.record_success()  # the destination answered; it is up
+                    self._destination_up = True
                     self._reject(pending, str(exc))
                     return False
                 self.breaker.record_failure()
@@ -301,6 +325,7 @@ class Emitter:
                 self._log_once("transport", exc)
                 self._spool(pending, "transport error")
                 return False
+            self._destination_up = failures is not None
             if failures is not None:
                 self.breaker.record_success()
                 rejected = [pending[f.index] for f in failures if not f.retriable]
@@ -345,6 +370,7 @@ class Emitter:
             return
         try:
             self.spool.append(events)
+            self._spooled_since_replay = True
             self.metrics.add("spooled", len(events))
             logger.info("headwater agent: spooled %d events to %s (%s)", len(events),
                         self.spool.path, why)

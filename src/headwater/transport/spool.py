@@ -41,6 +41,11 @@ class Spool:
         self.rejected_path = self.directory / f"rejected-{token}.jsonl"
         self._lock = threading.Lock()
 
+    def rotate(self) -> None:
+        """Start a new file for this process, so the current one can be replayed now."""
+        with self._lock:
+            self.path = self.directory / f"spool-{os.getpid()}-{uuid.uuid4().hex[:8]}.jsonl"
+
     def append(self, events: Sequence[Mapping[str, Any]]) -> None:
         """Append events to this process's spool file (raises OSError if the disk refuses)."""
         self._append(self.path, events)
@@ -73,12 +78,14 @@ class Spool:
         """Spool files (not ours, not claimed) waiting for delivery, oldest first."""
         if not self.directory.is_dir():
             return []
-        files = [
+        files = [path for path in self.directory.glob("spool-*.jsonl") if path != self.path]
+        # A file claimed by a process that died mid-replay is pending again.
+        files += [
             path
-            for path in self.directory.glob("spool-*.jsonl")
-            if path != self.path
+            for path in self.directory.glob(f"spool-*.jsonl.*{_CLAIMED_SUFFIX}")
+            if not _alive(path.name.rsplit(".", 2)[-2])
         ]
-        return sorted(files, key=lambda path: path.stat().st_mtime)
+        return sorted(files, key=_mtime)
 
     def claim(self) -> Iterator[tuple[Path, list[dict[str, Any]]]]:
         """Yield ``(claimed_path, events)`` for each pending file; the caller deletes it.
@@ -87,7 +94,8 @@ class Spool:
         replay the same file. Lines that are not JSON objects are logged and skipped.
         """
         for path in self.pending_files():
-            claimed = path.with_name(path.name + f".{os.getpid()}{_CLAIMED_SUFFIX}")
+            original = path.name.split(".jsonl", 1)[0] + ".jsonl"
+            claimed = path.with_name(original + f".{os.getpid()}{_CLAIMED_SUFFIX}")
             try:
                 os.rename(path, claimed)
             except OSError:
@@ -106,3 +114,27 @@ class Spool:
                     if isinstance(event, dict):
                         events.append(event)
             yield claimed, events
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _alive(pid_text: str) -> bool:
+    """Whether process ``pid_text`` exists (unknown or malformed counts as alive: leave it be)."""
+    try:
+        pid = int(pid_text)
+    except ValueError:
+        return True
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
