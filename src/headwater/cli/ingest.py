@@ -10,7 +10,6 @@ reported by line (JSON Lines) or position (array) and make the exit status 1.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -197,9 +196,12 @@ def _read_items(source: IO[bytes]) -> Iterator[_Item]:
 
 
 def _load_whole(source: IO[bytes]) -> list[Any]:
+    from headwater.server.body import decode_json
+    from headwater.server.handlers import RequestError
+
     try:
-        data = json.loads(source.read())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        data = decode_json(source.read())
+    except RequestError as exc:
         raise click.ClickException(f"the file is not valid JSON: {exc}") from exc
     if not isinstance(data, list):
         raise click.ClickException("expected a JSON array of events")
@@ -207,18 +209,18 @@ def _load_whole(source: IO[bytes]) -> list[Any]:
 
 
 def _decode_or_broken(raw: bytes) -> Any:
+    # The server's decoder, so a file is held to the same strict JSON as the API.
+    from headwater.server.body import decode_json
+    from headwater.server.handlers import RequestError
+
     try:
-        return json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        return _Broken(f"malformed JSON: {exc}")
+        return decode_json(raw)
+    except RequestError as exc:
+        return _Broken(str(exc))
 
 
 def _parses(raw: bytes) -> bool:
-    try:
-        json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return False
-    return True
+    return not isinstance(_decode_or_broken(raw), _Broken)
 
 
 def _peek_first_byte(source: IO[bytes]) -> bytes:

@@ -9,10 +9,10 @@ bomb is refused too), 400 for bad gzip or malformed JSON.
 
 from __future__ import annotations
 
-import json
 import zlib
 from typing import Any
 
+from pydantic_core import from_json
 from starlette.requests import Request
 
 from headwater.server.handlers import BodyTooLarge, RequestError
@@ -92,16 +92,17 @@ def gunzip(data: bytes, max_bytes: int) -> bytes:
 
 
 def decode_json(body: bytes) -> Any:
-    """Decode a JSON document, turning every decoding failure into a 400."""
+    """Decode a strict JSON document, turning every decoding failure into a 400.
+
+    pydantic-core's parser is about a third faster than ``json.loads`` on
+    OpenLineage events, and stricter where it matters: it refuses invalid
+    UTF-8, lone surrogate escapes (which no database can store) and, with
+    ``allow_inf_nan=False``, the non-JSON ``NaN``/``Infinity``. Nesting deeper
+    than 200 levels is refused too (no real event comes close).
+    """
     if not body.strip():
         raise RequestError("request body is empty; expected JSON", field="body")
     try:
-        return json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise RequestError(
-            f"malformed JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", field="body"
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise RequestError(f"body is not UTF-8 text: {exc.reason}", field="body") from None
-    except RecursionError:
-        raise RequestError("JSON nested too deeply", field="body") from None
+        return from_json(body, allow_inf_nan=False)
+    except ValueError as exc:
+        raise RequestError(f"malformed JSON: {exc}", field="body") from None

@@ -1,0 +1,304 @@
+"""Ingestion throughput and latency of a real ``headwater serve`` process (prints figures).
+
+What it measures, on SQLite and on PostgreSQL (a throwaway cluster from
+tests/support/pgcluster.py):
+
+- single: POST /api/v1/lineage, one event per request, from 16 concurrent
+  keep-alive clients; events/s and per-request p50/p99 latency;
+- batch: POST /api/v1/lineage/batch with 500 events per request from 2
+  concurrent clients; events/s and per-request p50/p99 latency;
+- where the time goes, in-process and without HTTP: JSON decoding +
+  validation per event, and the store's own write rate for the same batches.
+
+Events are realistic (~3 KB: a schema facet on input and output and a
+columnLineage facet on the output), all distinct, START/COMPLETE pairs of
+runs of 50 chained jobs. The load generator is a minimal asyncio HTTP/1.1
+client so that the client's own cost stays small next to the server's
+(both share this machine's cores).
+
+Targets (issue 2, SQLite on 2 cores): >= 10,000 events/s batched,
+>= 2,000 events/s single.
+
+    python benchmarks/ingest.py                # both databases
+    python benchmarks/ingest.py --db sqlite --single-events 4000 --batches 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # for tests.support.pgcluster
+
+TARGET_BATCH_EPS = 10_000
+TARGET_SINGLE_EPS = 2_000
+BATCH_SIZE = 500
+SINGLE_CLIENTS = 16
+BATCH_CLIENTS = 2
+COLUMNS = 12
+
+
+# --- events ----------------------------------------------------------------------------
+
+
+def make_events(count: int, tag: str) -> list[dict[str, Any]]:
+    """``count`` distinct ~3 KB RunEvents (START/COMPLETE pairs over 50 chained jobs)."""
+    producer = "https://github.com/headwater/headwater/benchmarks"
+    facet_base = {"_producer": producer}
+    events = []
+    run_id = ""
+    for i in range(count):
+        job_index = (i // 2) % 50
+        if i % 2 == 0:
+            run_id = str(uuid.uuid4())
+        source = f"/lake/{tag}/layer_{job_index}/table"
+        target = f"/lake/{tag}/layer_{job_index + 1}/table"
+        columns = [(f"column_{c}_{'amount' if c % 3 else 'id'}", "decimal(18,2)" if c % 3 else
+                    "bigint") for c in range(COLUMNS)]
+        schema = {**facet_base,
+                  "_schemaURL": "https://openlineage.io/spec/facets/1-1-1/SchemaDatasetFacet.json",
+                  "fields": [{"name": n, "type": t} for n, t in columns]}
+        lineage = {**facet_base,
+                   "_schemaURL": "https://openlineage.io/spec/facets/1-2-0/"
+                                 "ColumnLineageDatasetFacet.json",
+                   "fields": {n: {"inputFields": [{"namespace": "file", "name": source,
+                                                   "field": n}]} for n, _ in columns}}
+        completed = i % 2 == 1
+        events.append({
+            "eventType": "COMPLETE" if completed else "START",
+            "eventTime": f"2026-11-01T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:"
+                         f"{i % 60:02d}.{i % 1000:03d}Z",
+            "run": {"runId": run_id, "facets": {}},
+            "job": {"namespace": "bench", "name": f"bench.layer_{job_index}", "facets": {}},
+            "inputs": [{"namespace": "file", "name": source, "facets": {"schema": schema}}],
+            "outputs": [{"namespace": "file", "name": target,
+                         "facets": {"schema": schema, **({"columnLineage": lineage}
+                                                         if completed else {})}}],
+            "producer": producer,
+            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+        })
+    return events
+
+
+# --- a minimal keep-alive HTTP/1.1 client ------------------------------------------------
+
+
+class Connection:
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def post(self, path: str, body: bytes) -> int:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        assert self.reader is not None
+        head = (f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+        self.writer.write(head + body)
+        status = int((await self.reader.readline()).split()[1])
+        length = 0
+        while True:
+            line = await self.reader.readline()
+            if line in (b"\r\n", b""):
+                break
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        await self.reader.readexactly(length)
+        return status
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            await self.writer.wait_closed()
+
+
+async def drive(port: int, path: str, bodies: list[bytes], clients: int) -> tuple[float, list[float]]:
+    """Send ``bodies`` from ``clients`` concurrent connections; (seconds, latencies)."""
+    queue = list(reversed(bodies))
+    latencies: list[float] = []
+
+    async def worker() -> None:
+        connection = Connection("127.0.0.1", port)
+        try:
+            while queue:
+                body = queue.pop()
+                started = time.perf_counter()
+                status = await connection.post(path, body)
+                latencies.append(time.perf_counter() - started)
+                if status != 200:
+                    raise RuntimeError(f"{path} answered {status}")
+        finally:
+            await connection.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(clients)))
+    return time.perf_counter() - started, latencies
+
+
+# --- server process ------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (all threads), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def headwater_serve(db_url: str) -> Iterator[tuple[int, int]]:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "headwater", "serve", "--db", db_url, "--host", "127.0.0.1",
+         "--port", str(port), "--log-level", "warning", "--no-access-log"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(process.stderr.read().decode() if process.stderr else "died")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("headwater serve did not start") from None
+                time.sleep(0.1)
+        yield port, process.pid
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+# --- measurements --------------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def report(label: str, events: int, seconds: float, latencies: list[float], target: int,
+           server_cpu: float) -> None:
+    rate = events / seconds
+    verdict = "meets" if rate >= target else "BELOW"
+    print(f"  {label:<28} {rate:>9,.0f} events/s   p50 {percentile(latencies, 0.5) * 1e3:7.1f} ms"
+          f"   p99 {percentile(latencies, 0.99) * 1e3:7.1f} ms   ({verdict} target {target:,})")
+    # CPU per event is steadier than wall-clock rates when other work shares the cores.
+    print(f"  {'':<28} server CPU {server_cpu / events * 1e6:,.0f} us/event "
+          f"(= {events / server_cpu:,.0f} events per server CPU-second)")
+
+
+def bench_http(db_url: str, single_events: int, batches: int) -> None:
+    single = [json.dumps(e).encode() for e in make_events(single_events, "single")]
+    batch_events = make_events(batches * BATCH_SIZE, "batch")
+    batch_bodies = [json.dumps(batch_events[i : i + BATCH_SIZE]).encode()
+                    for i in range(0, len(batch_events), BATCH_SIZE)]
+    warm = [json.dumps(e).encode() for e in make_events(200, "warmup")]
+    with headwater_serve(db_url) as (port, pid):
+        asyncio.run(drive(port, "/api/v1/lineage", warm, SINGLE_CLIENTS))
+        cpu = cpu_seconds(pid)
+        seconds, latencies = asyncio.run(drive(port, "/api/v1/lineage", single, SINGLE_CLIENTS))
+        report(f"single x{SINGLE_CLIENTS} clients", len(single), seconds, latencies,
+               TARGET_SINGLE_EPS, cpu_seconds(pid) - cpu)
+        cpu = cpu_seconds(pid)
+        seconds, latencies = asyncio.run(
+            drive(port, "/api/v1/lineage/batch", batch_bodies, BATCH_CLIENTS))
+        report(f"batch {BATCH_SIZE} x{BATCH_CLIENTS} clients", len(batch_events), seconds,
+               latencies, TARGET_BATCH_EPS, cpu_seconds(pid) - cpu)
+
+
+def bench_breakdown(db_url: str, batches: int) -> None:
+    """Where time goes for a 500-event batch, without HTTP."""
+    from headwater.server.body import decode_json
+    from headwater.server.ingest import check_event
+    from headwater.store import Store
+
+    events = make_events(batches * BATCH_SIZE, "breakdown")
+    bodies = [json.dumps(events[i : i + BATCH_SIZE]).encode()
+              for i in range(0, len(events), BATCH_SIZE)]
+    started = time.process_time()
+    decoded = []
+    for body in bodies:
+        batch = decode_json(body)
+        decoded.append([check_event(e) for e in batch])
+    parse_us = (time.process_time() - started) / len(events) * 1e6
+    store = Store.open(db_url, migrate=True)
+    try:
+        started, cpu_started = time.perf_counter(), time.process_time()
+        for batch in decoded:
+            store.record_events(batch)
+        store_seconds = time.perf_counter() - started
+        store_cpu = time.process_time() - cpu_started
+    finally:
+        store.close()
+    print(f"  {'decode + validate':<28} {parse_us:9.1f} us CPU/event "
+          f"({1e6 / parse_us:,.0f} events per CPU-second)")
+    print(f"  {'store.record_events (500s)':<28} {len(events) / store_seconds:>9,.0f} events/s wall, "
+          f"{store_cpu / len(events) * 1e6:,.0f} us CPU/event in this process "
+          f"({len(events) / store_cpu:,.0f} events per CPU-second)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--db", choices=["sqlite", "postgresql", "both"], default="both")
+    parser.add_argument("--single-events", type=int, default=6_000)
+    parser.add_argument("--batches", type=int, default=40)
+    args = parser.parse_args()
+
+    sample = json.dumps(make_events(2, "size")[1])
+    print(f"headwater ingest benchmark: events ~{len(sample):,} bytes, {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.1f} at start")
+
+    if args.db in ("sqlite", "both"):
+        with tempfile.TemporaryDirectory(prefix="headwater-bench-") as tmp:
+            print("SQLite (WAL), through `headwater serve`:")
+            bench_http(f"sqlite:///{tmp}/http.db", args.single_events, args.batches)
+            print("SQLite, in-process breakdown:")
+            bench_breakdown(f"sqlite:///{tmp}/direct.db", max(4, args.batches // 4))
+
+    if args.db in ("postgresql", "both"):
+        from tests.support.pgcluster import find_pg_bin, start_cluster
+
+        if find_pg_bin() is None:
+            print("PostgreSQL: server binaries not installed; skipped")
+            return
+        cluster = start_cluster()
+        try:
+            print("PostgreSQL, through `headwater serve`:")
+            bench_http(cluster.create_database("bench_http"), args.single_events, args.batches)
+            print("PostgreSQL, in-process breakdown:")
+            bench_breakdown(cluster.create_database("bench_direct"), max(4, args.batches // 4))
+        finally:
+            cluster.stop()
+
+
+if __name__ == "__main__":
+    main()
