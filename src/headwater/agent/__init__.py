@@ -121,6 +121,9 @@ class Agent:
             if self._closed:
                 return
             self._closed = True
+        with _registry_lock:
+            if self._key is not None and _registry.get(self._key) is self:
+                del _registry[self._key]
         if not self.enabled:
             return
         try:
@@ -137,10 +140,6 @@ class Agent:
             self.emitter.close(timeout)
         except Exception as exc:
             logger.warning("headwater agent: close failed: %r", exc)
-        finally:
-            with _registry_lock:
-                if self._key is not None and _registry.get(self._key) is self:
-                    del _registry[self._key]
 
 
 def attach(

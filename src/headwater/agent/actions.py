@@ -19,7 +19,12 @@ from headwater.agent.visitors.base import Visited
 from headwater.events import facets as F
 from headwater.events.model import PRODUCER, SCHEMA_URL
 
-__all__ = ["READ_ONLY_ROOTS", "ActionCapture", "action_events", "is_read_only"]
+__all__ = [
+    "ActionCapture",
+    "READ_ONLY_ROOTS",
+    "action_events",
+    "is_read_only",
+]
 
 #: Plan roots of actions that only read (``collect``, ``count``, ``show``) or
 #: change nothing lineage cares about; the listener emits nothing for them.

@@ -31,6 +31,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from headwater.transport.resolve import resolve_transport
+
 __all__ = [
     "DEFAULT_DISABLED_FACETS",
     "ENV_VARS",
@@ -170,94 +172,6 @@ def _split_parent_id(value: str | None, variable: str) -> tuple[str | None, str 
 def _java_regex(pattern: str) -> str:
     """Accept Java's named groups ``(?<remove>…)`` (the jar's syntax) as Python's ``(?P<remove>…)``."""
     return re.sub(r"\(\?<(?=[A-Za-z])", "(?P<", pattern)
-
-
-def _camel(segment: str) -> str:
-    head, *tail = segment.lower().split("_")
-    return head + "".join(part.capitalize() for part in tail)
-
-
-def _env_tree(env: Mapping[str, str]) -> dict[str, Any]:
-    """``OPENLINEAGE__TRANSPORT__AUTH__API_KEY=x`` -> ``{"transport": {"auth": {"apiKey": "x"}}}``."""
-    tree: dict[str, Any] = {}
-    for name, value in env.items():
-        if not name.startswith("OPENLINEAGE__") or value == "":
-            continue
-        path = [_camel(part) for part in name[len("OPENLINEAGE__") :].split("__") if part]
-        if not path:
-            continue
-        node = tree
-        for part in path[:-1]:
-            child = node.setdefault(part, {})
-            if not isinstance(child, dict):
-                break
-            node = child
-        else:
-            node[path[-1]] = value
-    return tree
-
-
-def _spark_transport(spark_conf: Mapping[str, str]) -> dict[str, Any]:
-    """Nest ``spark.openlineage.transport.*`` keys; headers/urlParams keep their dotted names."""
-    prefix = _OL + "transport."
-    tree: dict[str, Any] = {}
-    for key, value in spark_conf.items():
-        if not key.startswith(prefix) or value.strip() == "":
-            continue
-        rest = key[len(prefix) :]
-        for flat in ("headers.", "urlParams.", "properties."):
-            if rest.startswith(flat):
-                path = [flat[:-1], rest[len(flat) :]]
-                break
-        else:
-            path = rest.split(".")
-        node = tree
-        for part in path[:-1]:
-            child = node.setdefault(part, {})
-            if not isinstance(child, dict):
-                break
-            node = child
-        else:
-            node[path[-1]] = value
-    return tree
-
-
-def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
-            merged[key] = _merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
-
-
-def _resolve_transport(spark_conf: Mapping[str, str], env: Mapping[str, str]) -> dict[str, Any]:
-    from_spark = _spark_transport(spark_conf)
-    from_env: dict[str, Any] = {}
-    if env.get("OPENLINEAGE_URL"):
-        from_env = {"type": "http", "url": env["OPENLINEAGE_URL"]}
-        if env.get("OPENLINEAGE_ENDPOINT"):
-            from_env["endpoint"] = env["OPENLINEAGE_ENDPOINT"]
-        if env.get("OPENLINEAGE_API_KEY"):
-            from_env["auth"] = {"type": "api_key", "apiKey": env["OPENLINEAGE_API_KEY"]}
-    nested_env = _env_tree(env).get("transport")
-    if isinstance(nested_env, Mapping):
-        from_env = _merge(from_env, nested_env) if nested_env.get("type") in (
-            None,
-            from_env.get("type"),
-        ) else dict(nested_env)
-    if from_spark.get("type") and from_env.get("type") and from_spark["type"] != from_env["type"]:
-        transport = from_spark  # a different transport in SparkConf replaces the env one whole
-    else:
-        transport = _merge(from_env, from_spark)
-    # The listener's older flat spelling: transport.apiKey means an api_key auth block.
-    api_key = transport.pop("apiKey", None)
-    if api_key and "auth" not in transport:
-        transport["auth"] = {"type": "api_key", "apiKey": api_key}
-    if not transport.get("type"):
-        transport = {**transport, "type": "http" if transport.get("url") else "console"}
-    return transport
 
 
 @dataclass(frozen=True)
@@ -442,6 +356,6 @@ class AgentConfig:
                 False,
                 _HW + "captureReadOnlyActions",
             ),
-            transport=_resolve_transport(spark_conf, env),
+            transport=resolve_transport(spark_conf, env),
             delivery=_delivery(spark_conf, env),
         )

@@ -22,11 +22,12 @@ import queue
 import threading
 import time
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from headwater.agent.config import AgentConfig, DeliveryConfig
 from headwater.transport.base import DeliveryError, Transport
+from headwater.transport.breaker import CircuitBreaker
 from headwater.transport.factory import create_transport
 from headwater.transport.spool import Spool
 
@@ -93,50 +94,6 @@ class AgentMetrics:
                 "lost": self.lost,
                 "capture_seconds": list(self.capture_seconds),
             }
-
-
-class CircuitBreaker:
-    """Closed -> open after ``failure_threshold`` failures in a row; one trial after ``reset_seconds``."""
-
-    def __init__(
-        self,
-        failure_threshold: int,
-        reset_seconds: float,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.failure_threshold = failure_threshold
-        self.reset_seconds = reset_seconds
-        self._clock = clock
-        self._failures = 0
-        self._opened_at: float | None = None
-
-    @property
-    def state(self) -> str:
-        """``closed``, ``open`` or ``half-open`` (the next call is a trial)."""
-        if self._opened_at is None:
-            return "closed"
-        if self._clock() - self._opened_at >= self.reset_seconds:
-            return "half-open"
-        return "open"
-
-    def allow(self) -> bool:
-        """Whether a delivery may be attempted now."""
-        return self.state != "open"
-
-    def record_success(self) -> None:
-        self._failures = 0
-        self._opened_at = None
-
-    def record_failure(self) -> None:
-        self._failures += 1
-        if self.state == "half-open" or self._failures >= self.failure_threshold:
-            if self._opened_at is None or self.state == "half-open":
-                logger.warning(
-                    "headwater agent: destination failing; pausing delivery for %.0f s "
-                    "(events are spooled meanwhile)",
-                    self.reset_seconds,
-                )
-            self._opened_at = self._clock()
 
 
 class Emitter:

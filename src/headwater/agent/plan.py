@@ -21,10 +21,10 @@ from typing import Any
 
 __all__ = [
     "Expr",
-    "PlanNode",
     "PathStep",
-    "parse_exprs",
+    "PlanNode",
     "parse_expr",
+    "parse_exprs",
     "parse_plan",
     "short_class",
 ]

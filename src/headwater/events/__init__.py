@@ -21,15 +21,15 @@ from headwater.events.model import (
 from headwater.events.serde import event_from_dict, event_to_dict
 
 __all__ = [
-    "PRODUCER",
-    "SCHEMA_URL",
     "Dataset",
     "EventType",
     "InputDataset",
     "Job",
     "OutputDataset",
+    "PRODUCER",
     "Run",
     "RunEvent",
+    "SCHEMA_URL",
     "event_from_dict",
     "event_to_dict",
 ]

@@ -16,15 +16,15 @@ from typing import Any, Literal
 from headwater import __version__
 
 __all__ = [
-    "PRODUCER",
-    "SCHEMA_URL",
     "Dataset",
     "EventType",
     "InputDataset",
     "Job",
     "OutputDataset",
+    "PRODUCER",
     "Run",
     "RunEvent",
+    "SCHEMA_URL",
 ]
 
 #: The ``producer`` URI of every event and facet headwater writes.

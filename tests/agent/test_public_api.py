@@ -1,0 +1,51 @@
+"""The agent's and the events package's public names: complete, sorted, importable."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+MODULES = [
+    "headwater.naming",
+    "headwater.events",
+    "headwater.events.facets",
+    "headwater.events.model",
+    "headwater.events.serde",
+    "headwater.agent",
+    "headwater.agent.actions",
+    "headwater.agent.columns",
+    "headwater.agent.expressions",
+    "headwater.agent.facets",
+    "headwater.agent.jvm",
+    "headwater.agent.listener",
+    "headwater.agent.plan",
+    "headwater.agent.run_model",
+    "headwater.agent.visitors",
+    "headwater.agent.visitors.base",
+    "headwater.agent.visitors.commands",
+    "headwater.agent.visitors.reads",
+    "headwater.agent.visitors.writes",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_all_is_sorted_and_complete(name: str) -> None:
+    module = importlib.import_module(name)
+    exported = module.__all__
+    assert exported == sorted(exported)
+    assert [n for n in exported if not hasattr(module, n)] == []
+
+
+def test_agent_sources_import_neither_the_server_nor_pyspark_at_module_level() -> None:
+    # The agent follows the data flow (agent -> events, transport) and imports
+    # pyspark lazily, inside attach(), so a client install stays light.
+    from pathlib import Path
+
+    import headwater.agent as agent_module
+
+    package = Path(agent_module.__file__).parent
+    for path in [*package.rglob("*.py"), package.parent / "events" / "model.py"]:
+        text = path.read_text()
+        assert "headwater.server" not in text and "headwater.store" not in text, path
+        assert "\nimport pyspark" not in text and "\nfrom pyspark" not in text, path
