@@ -312,3 +312,39 @@ def test_default_disabled_facets_constant_matches_docs() -> None:
     text = DOCS.read_text()
     for facet in DEFAULT_DISABLED_FACETS:
         assert f"`{facet}`" in text
+
+
+def test_openlineage_yml_sits_between_spark_conf_and_env(tmp_path: Path) -> None:
+    path = tmp_path / "openlineage.yml"
+    path.write_text(
+        "transport:\n"
+        "  type: http\n"
+        "  url: http://from-file:5000\n"
+        "  headers:\n"
+        "    X-Team: data\n"
+        "namespace: from-file\n"
+        "facets:\n"
+        "  disabled: [spark_properties]\n"
+        "jobName:\n"
+        "  appendDatasetName: false\n"
+    )
+    env = {"OPENLINEAGE_CONFIG": str(path), "OPENLINEAGE__TRANSPORT__URL": "http://from-env:5000",
+           "OPENLINEAGE_NAMESPACE": "from-env"}
+    config = cfg({OL + "namespace": "from-conf"}, env)
+    assert config.namespace == "from-conf"
+    assert config.transport == {"type": "http", "url": "http://from-file:5000",
+                                "headers": {"X-Team": "data"}}
+    assert "spark_properties" in config.disabled_facets
+    assert config.job_name_append_dataset_name is False
+    assert cfg({}, env).namespace == "from-file"
+
+
+def test_a_missing_or_broken_openlineage_yml_is_reported_and_ignored(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = tmp_path / "broken.yml"
+    broken.write_text("transport: [unclosed\n")
+    with caplog.at_level(logging.WARNING):
+        assert cfg(env={"OPENLINEAGE_CONFIG": str(broken)}).transport == {"type": "console"}
+        assert cfg(env={"OPENLINEAGE_CONFIG": str(tmp_path / "none.yml")}).namespace == "default"
+    assert "broken.yml" in caplog.text and "none.yml" in caplog.text

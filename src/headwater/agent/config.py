@@ -5,6 +5,7 @@ key and every ``OPENLINEAGE_*`` environment variable; :meth:`AgentConfig.from_so
 turns them into one frozen :class:`AgentConfig`. Precedence, as the listener's:
 
 1. ``spark.openlineage.*`` keys of the Spark configuration win;
+   then the listener's ``openlineage.yml`` (``OPENLINEAGE_CONFIG``);
 2. then ``OPENLINEAGE__<PATH>`` variables (``OPENLINEAGE__TRANSPORT__TYPE=http`` is
    ``transport.type``), then the short ``OPENLINEAGE_URL`` / ``_ENDPOINT`` /
    ``_API_KEY`` / ``_NAMESPACE`` / ``_PARENT_ID`` / ``_ROOT_PARENT_ID`` variables;
@@ -107,6 +108,7 @@ ENV_VARS: tuple[str, ...] = (
     "OPENLINEAGE_PARENT_ID",
     "OPENLINEAGE_ROOT_PARENT_ID",
     "OPENLINEAGE__<PATH>",
+    "OPENLINEAGE_CONFIG",
     "HEADWATER_QUEUE_SIZE",
     "HEADWATER_BATCH_SIZE",
     "HEADWATER_FLUSH_TIMEOUT_SECONDS",
@@ -167,6 +169,54 @@ def _split_parent_id(value: str | None, variable: str) -> tuple[str | None, str 
         logger.warning("%s=%r is not {namespace}/{job_name}/{run_id}; ignored", variable, value)
         return None, None, None
     return namespace, job_name, run_id
+
+
+def _flatten(tree: Mapping[str, Any], prefix: str) -> dict[str, str]:
+    """A YAML tree as ``spark.openlineage.*`` keys: lists in ``[a;b]`` syntax, booleans lower-case."""
+    flat: dict[str, str] = {}
+    for key, value in tree.items():
+        name = prefix + str(key)
+        if isinstance(value, Mapping):
+            flat.update(_flatten(value, name + "."))
+        elif isinstance(value, list):
+            flat[name] = "[" + ";".join(str(item) for item in value) + "]"
+        elif isinstance(value, bool):
+            flat[name] = "true" if value else "false"
+        elif value is not None:
+            flat[name] = str(value)
+    return flat
+
+
+def _file_conf(env: Mapping[str, str]) -> dict[str, str]:
+    """The listener's ``openlineage.yml`` as ``spark.openlineage.*`` keys, if there is one.
+
+    Looked for where the listener looks: ``OPENLINEAGE_CONFIG``, then ``./openlineage.yml``,
+    then ``~/.openlineage/openlineage.yml``.
+    """
+    named = env.get("OPENLINEAGE_CONFIG")
+    candidates = [named] if named else [
+        "openlineage.yml", os.path.join(os.path.expanduser("~"), ".openlineage", "openlineage.yml")
+    ]
+    path = next((c for c in candidates if os.path.isfile(c)), None)
+    if path is None:
+        if named:
+            logger.warning("OPENLINEAGE_CONFIG=%r is not a file; ignored", named)
+        return {}
+    try:
+        import yaml  # optional: only needed by users who keep an openlineage.yml
+    except ImportError:
+        logger.warning("%s found but PyYAML is not installed; ignored (pip install pyyaml)", path)
+        return {}
+    try:
+        with open(path, encoding="utf-8") as handle:
+            tree = yaml.safe_load(handle)
+    except (OSError, yaml.YAMLError) as exc:
+        logger.warning("cannot read %s (%s); ignored", path, exc)
+        return {}
+    if not isinstance(tree, Mapping):
+        logger.warning("%s is not a YAML mapping; ignored", path)
+        return {}
+    return _flatten(tree, _OL)
 
 
 def _java_regex(pattern: str) -> str:
@@ -269,6 +319,12 @@ class AgentConfig:
         ``spark_conf`` is typically ``dict(spark.sparkContext.getConf().getAll())`` and
         ``env`` is ``os.environ``. Never raises on bad values: they are logged and ignored.
         """
+
+        # The listener's openlineage.yml sits under SparkConf and, as in the listener,
+        # above the OPENLINEAGE__* variables: it is read as if it were SparkConf keys.
+        from_file = _file_conf(env)
+        if from_file:
+            spark_conf = {**from_file, **spark_conf}
 
         def conf(suffix: str) -> str | None:
             value = spark_conf.get(_OL + suffix)
