@@ -221,3 +221,21 @@ def test_descriptions_are_spark_sql_text() -> None:
         "INNER JOIN ON (t1.a = t2.a)",
         "WHERE ((spark_catalog.default.cll_source2.a IS NOT NULL) AND (spark_catalog.default.cll_source2.a > 1))",
     }
+
+
+def test_generate_columns_come_from_the_generator_input() -> None:
+    generate = node(
+        "Generate",
+        [relation(("v", 2))],
+        generator=fn("Explode", fn("StringSplit", attr("v", 2), lit(" "), lit("-1"))),
+        generatorOutput=[attr("word", 50, "string")],
+    )
+    plan = node(
+        "Aggregate",
+        [generate],
+        groupingExpressions=[attr("word", 50, "string")],
+        aggregateExpressions=[attr("word", 50, "string"), alias("count", 51, agg("Count", lit("1")))],
+    )
+    fields, _ = lineage(plan, ["word", "count"])
+    assert ("DIRECT", "TRANSFORMATION", False) in kinds(fields, "word", "v")
+    assert kinds(fields, "count", "v") == {("INDIRECT", "GROUP_BY", False)}

@@ -93,6 +93,9 @@ def node_output(node: PlanNode) -> list[int]:
         return left + right
     if cls in ("Union", "Intersect", "Except"):
         return node_output(node.children[0]) if node.children else []
+    if cls == "Generate":
+        child = node_output(node.children[0]) if node.children else []
+        return child + _ids(node.exprs("generatorOutput"))
     if "output" in node.fields or "dataCols" in node.fields:
         return _ids(node.output())
     if node.children:
@@ -161,6 +164,16 @@ def _build_graph(root: PlanNode) -> _Graph:
         for list_field in ("projectList", "aggregateExpressions", "windowExpressions"):
             for expr in node.exprs(list_field):
                 _named_expression_edges(graph, expr)
+        if node.cls == "Generate":
+            # explode(split(value)) AS word: each generated column is computed from
+            # the columns the generator reads.
+            generator = node.exprs("generator")
+            kind = Transformation(
+                "DIRECT", "TRANSFORMATION", False, ", ".join(expr_sql(g) for g in generator) or None
+            )
+            for target in _ids(node.exprs("generatorOutput")):
+                for source in _refs(generator):
+                    graph.add(target, source, kind)
         read = _INDIRECT_FIELDS.get(node.cls)
         if read is not None:
             subtype, field_names = read
