@@ -68,29 +68,34 @@ def split_node_key(node_id: str) -> tuple[str, str]:
     return parsed.namespace, parsed.name
 
 
-def _ids(
-    conn: sa.Connection, table: sa.Table, keys: Iterable[tuple[str, str]]
-) -> dict[tuple[str, str], int]:
-    wanted = sorted(set(keys))
-    if not wanted:
-        return {}
-    by_namespace: dict[str, list[str]] = {}
-    for namespace, name in wanted:
-        by_namespace.setdefault(namespace, []).append(name)
-    ns_rows = conn.execute(
-        sa.select(t.namespaces.c.id, t.namespaces.c.name).where(
-            t.namespaces.c.name.in_(list(by_namespace))
+def _ids_statement(table: sa.Table) -> sa.Select[Any]:
+    # Built once: statements reused with expanding parameters skip SQLAlchemy's
+    # construction cost, which dominates small lookups.
+    return (
+        sa.select(table.c.id, table.c.name)
+        .join(t.namespaces, t.namespaces.c.id == table.c.namespace_id)
+        .where(
+            t.namespaces.c.name == sa.bindparam("namespace"),
+            table.c.name.in_(sa.bindparam("names", expanding=True)),
         )
-    ).all()
+    )
+
+
+_DATASET_IDS = _ids_statement(t.datasets)
+_JOB_IDS = _ids_statement(t.jobs)
+
+
+def _ids(
+    conn: sa.Connection, statement: sa.Select[Any], keys: Iterable[tuple[str, str]]
+) -> dict[tuple[str, str], int]:
+    by_namespace: dict[str, set[str]] = {}
+    for namespace, name in keys:
+        by_namespace.setdefault(namespace, set()).add(name)
     result: dict[tuple[str, str], int] = {}
-    for ns_id, ns_name in ns_rows:
-        names = by_namespace[ns_name]
-        rows = conn.execute(
-            sa.select(table.c.id, table.c.name).where(
-                table.c.namespace_id == ns_id, table.c.name.in_(names)
-            )
-        ).all()
-        result.update({(ns_name, name): row_id for row_id, name in rows})
+    for namespace, names in by_namespace.items():
+        for batch in chunks(sorted(names)):
+            rows = conn.execute(statement, {"namespace": namespace, "names": batch})
+            result.update({(namespace, name): row_id for row_id, name in rows})
     return result
 
 
@@ -98,9 +103,9 @@ def dataset_ids(
     conn: sa.Connection, keys: Sequence[tuple[str, str]]
 ) -> dict[tuple[str, str], int]:
     """Database ids of the datasets named (namespace, name); unknown ones are absent."""
-    return _ids(conn, t.datasets, keys)
+    return _ids(conn, _DATASET_IDS, keys)
 
 
 def job_ids(conn: sa.Connection, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], int]:
     """Database ids of the jobs named (namespace, name); unknown ones are absent."""
-    return _ids(conn, t.jobs, keys)
+    return _ids(conn, _JOB_IDS, keys)

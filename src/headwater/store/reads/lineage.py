@@ -82,8 +82,53 @@ def job_versions_at(
     return result
 
 
+def _job_io_statement() -> sa.Select[Any]:
+    return (
+        sa.select(_j.c.name, _jv.c.inputs, _jv.c.outputs)
+        .join(_ns, _ns.c.id == _j.c.namespace_id)
+        .join(_jv, _jv.c.uuid == _j.c.current_version_uuid)
+        .where(
+            _ns.c.name == sa.bindparam("namespace"),
+            _j.c.name.in_(sa.bindparam("names", expanding=True)),
+        )
+    )
+
+
+def _dataset_jobs_statement(link: sa.Table, current: bool) -> sa.Select[Any]:
+    job_ns = _ns.alias("job_ns")
+    query = (
+        sa.select(_ds.c.name, job_ns.c.name, _j.c.name)
+        .distinct()
+        .join(_ns, _ns.c.id == _ds.c.namespace_id)
+        .join(link, link.c.dataset_id == _ds.c.id)
+        .join(_r, _r.c.uuid == link.c.run_uuid)
+        .join(_j, _j.c.id == _r.c.job_id)
+        .join(job_ns, job_ns.c.id == _j.c.namespace_id)
+        .where(
+            _ns.c.name == sa.bindparam("namespace"),
+            _ds.c.name.in_(sa.bindparam("names", expanding=True)),
+        )
+    )
+    if current:
+        return query.where(_r.c.job_version_uuid == _j.c.current_version_uuid)
+    return query.where(_r.c.created_at <= sa.bindparam("as_of"))
+
+
+# Built once (see common._ids_statement). Producers of a dataset are found through
+# run outputs, readers through run inputs, keeping runs of each job's current version.
+_JOB_IO = _job_io_statement()
+_PRODUCERS = _dataset_jobs_statement(t.run_outputs, current=True)
+_READERS = _dataset_jobs_statement(t.run_inputs, current=True)
+_PRODUCERS_UNTIL = _dataset_jobs_statement(t.run_outputs, current=False)
+_READERS_UNTIL = _dataset_jobs_statement(t.run_inputs, current=False)
+
+
 class TableLineage:
-    """Dataset/job edges, current or as of a time."""
+    """Dataset/job edges, current or as of a time.
+
+    Per depth level: one query for the jobs of the frontier and one for its
+    datasets (per namespace).
+    """
 
     def __init__(self, conn: sa.Connection, as_of: datetime | None = None) -> None:
         self.conn = conn
@@ -104,15 +149,31 @@ class TableLineage:
                 result[uuid] = (list(inputs or ()), list(outputs or ()))
         return result
 
+    def _job_io(
+        self, jobs: list[tuple[str, str]]
+    ) -> dict[tuple[str, str], tuple[list[str], list[str]]]:
+        if self.as_of is not None:
+            versions = job_versions_at(self.conn, jobs, self.as_of)
+            io = self._io(versions.values())
+            return {key: io.get(version, ([], [])) for key, version in versions.items()}
+        by_namespace: dict[str, set[str]] = defaultdict(set)
+        for namespace, name in jobs:
+            by_namespace[namespace].add(name)
+        result = {}
+        for namespace, names in by_namespace.items():
+            for batch in chunks(sorted(names)):
+                for name, inputs, outputs in self.conn.execute(
+                    _JOB_IO, {"namespace": namespace, "names": batch}
+                ):
+                    result[(namespace, name)] = (list(inputs or ()), list(outputs or ()))
+        return result
+
     def _job_edges(self, jobs: list[tuple[str, str]], direction: Direction) -> list[Edge]:
         if not jobs:
             return []
-        versions = job_versions_at(self.conn, jobs, self.as_of)
-        io = self._io(versions.values())
         edges: list[Edge] = []
-        for key, version in versions.items():
-            job_node = f"job:{key[0]}:{key[1]}"
-            inputs, outputs = io.get(version, ([], []))
+        for (namespace, name), (inputs, outputs) in self._job_io(jobs).items():
+            job_node = f"job:{namespace}:{name}"
             if direction is Direction.UPSTREAM:
                 edges += [Edge(dataset, job_node) for dataset in inputs]
             else:
@@ -122,52 +183,44 @@ class TableLineage:
     def _dataset_edges(self, datasets: list[tuple[str, str]], direction: Direction) -> list[Edge]:
         if not datasets:
             return []
-        ids = dataset_ids(self.conn, datasets)
-        node_of = {i: f"dataset:{ns}:{name}" for (ns, name), i in ids.items()}
-        # Producers (upstream) are found through run outputs, readers through run inputs.
-        link = t.run_outputs if direction is Direction.UPSTREAM else t.run_inputs
-        pairs: set[tuple[int, str, str]] = set()
-        for batch in chunks(list(node_of)):
-            query = (
-                sa.select(link.c.dataset_id, _ns.c.name, _j.c.name)
-                .distinct()
-                .join(_r, _r.c.uuid == link.c.run_uuid)
-                .join(_j, _j.c.id == _r.c.job_id)
-                .join(_ns, _ns.c.id == _j.c.namespace_id)
-                .where(link.c.dataset_id.in_(batch))
-            )
-            if self.as_of is None:
-                query = query.where(_r.c.job_version_uuid == _j.c.current_version_uuid)
-            else:
-                query = query.where(_r.c.created_at <= naive(self.as_of))
-            pairs.update(tuple(row) for row in self.conn.execute(query))
+        upstream = direction is Direction.UPSTREAM
+        if self.as_of is None:
+            statement, params = (_PRODUCERS if upstream else _READERS), {}
+        else:
+            statement = _PRODUCERS_UNTIL if upstream else _READERS_UNTIL
+            params = {"as_of": naive(self.as_of)}
+        by_namespace: dict[str, set[str]] = defaultdict(set)
+        for namespace, name in datasets:
+            by_namespace[namespace].add(name)
+        # (dataset node id, job namespace, job name)
+        pairs: set[tuple[str, str, str]] = set()
+        for namespace, names in by_namespace.items():
+            for batch in chunks(sorted(names)):
+                values = {**params, "namespace": namespace, "names": batch}
+                rows = self.conn.execute(statement, values)
+                pairs.update((f"dataset:{namespace}:{row[0]}", row[1], row[2]) for row in rows)
         if self.as_of is not None:
-            pairs = self._current_at(pairs, direction, node_of)
+            pairs = self._current_at(pairs, direction)
         edges = []
-        for dataset_id, job_ns, job_name in sorted(pairs):
+        for dataset_node, job_ns, job_name in sorted(pairs):
             job_node = f"job:{job_ns}:{job_name}"
-            dataset_node = node_of[dataset_id]
-            if direction is Direction.UPSTREAM:
+            if upstream:
                 edges.append(Edge(job_node, dataset_node))
             else:
                 edges.append(Edge(dataset_node, job_node))
         return edges
 
     def _current_at(
-        self, pairs: set[tuple[int, str, str]], direction: Direction, node_of: dict[int, str]
-    ) -> set[tuple[int, str, str]]:
+        self, pairs: set[tuple[str, str, str]], direction: Direction
+    ) -> set[tuple[str, str, str]]:
         """Keep (dataset, job) pairs that the job's version at ``as_of`` still has."""
-        versions = job_versions_at(self.conn, [(ns, name) for _, ns, name in pairs], self.as_of)
-        io = self._io(versions.values())
+        io = self._job_io([(ns, name) for _, ns, name in pairs])
         kept = set()
-        for dataset_id, job_ns, job_name in pairs:
-            version = versions.get((job_ns, job_name))
-            if version is None:
-                continue
-            inputs, outputs = io.get(version, ([], []))
+        for dataset_node, job_ns, job_name in pairs:
+            inputs, outputs = io.get((job_ns, job_name), ([], []))
             members = outputs if direction is Direction.UPSTREAM else inputs
-            if node_of[dataset_id] in members:
-                kept.add((dataset_id, job_ns, job_name))
+            if dataset_node in members:
+                kept.add((dataset_node, job_ns, job_name))
         return kept
 
 
@@ -282,74 +335,92 @@ class ColumnLineage:
 
     def edges_from(self, node_ids: Collection[str], direction: Direction) -> list[Edge]:
         fields = [n for n in _parse_all(node_ids) if n.type is NodeType.DATASET_FIELD]
-        if not fields:
-            return []
-        ids = dataset_ids(self.conn, [(f.namespace, f.name) for f in fields])
-        wanted = {
-            (ids[(f.namespace, f.name)], f.field) for f in fields if (f.namespace, f.name) in ids
-        }
-        if not wanted:
-            return []
-        cl = t.column_lineage
-        near_ds, near_field, far_ds, far_field = (
-            (cl.c.target_dataset_id, cl.c.target_field, cl.c.source_dataset_id, cl.c.source_field)
-            if direction is Direction.UPSTREAM
-            else (
-                cl.c.source_dataset_id,
-                cl.c.source_field,
-                cl.c.target_dataset_id,
-                cl.c.target_field,
-            )
-        )
-        far, far_ns = _ds.alias("far"), _ns.alias("far_ns")
-        job_ns = _ns.alias("job_ns")
+        upstream = direction is Direction.UPSTREAM
+        statement = _COLUMN_STATEMENTS[(upstream, self.as_of is not None)]
+        params = {} if self.as_of is None else {"as_of": naive(self.as_of)}
+        by_namespace: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        for f in fields:
+            by_namespace[f.namespace].add((f.name, f.field))
         grouped: dict[tuple[str, str, str | None], list[Transformation]] = defaultdict(list)
-        near_names = {ids_key: f"{ns}:{name}" for (ns, name), ids_key in ids.items()}
-        for batch in chunks(sorted(wanted)):
-            query = (
-                sa.select(
-                    near_ds.label("near_ds"),
-                    near_field.label("near_field"),
-                    far_field.label("far_field"),
-                    far.c.name.label("far_name"),
-                    far_ns.c.name.label("far_namespace"),
-                    cl.c.transformation_type,
-                    cl.c.transformation_subtype,
-                    cl.c.description,
-                    cl.c.masking,
-                    _j.c.name.label("job_name"),
-                    job_ns.c.name.label("job_namespace"),
-                )
-                .join(far, far.c.id == far_ds)
-                .join(far_ns, far_ns.c.id == far.c.namespace_id)
-                .outerjoin(_r, _r.c.uuid == cl.c.run_uuid)
-                .outerjoin(_j, _j.c.id == _r.c.job_id)
-                .outerjoin(job_ns, job_ns.c.id == _j.c.namespace_id)
-                .where(
-                    near_ds.in_({d for d, _ in batch}),
-                    near_field.in_({f for _, f in batch}),
-                    cl.c.target_field != "",
-                )
-            )
-            if self.as_of is not None:
-                query = query.where(cl.c.created_at <= naive(self.as_of))
-            pairs = set(batch)
-            for row in self.conn.execute(query):
-                if (row.near_ds, row.near_field) not in pairs:
-                    continue
-                near = f"datasetField:{near_names[row.near_ds]}:{row.near_field}"
-                other = f"datasetField:{row.far_namespace}:{row.far_name}:{row.far_field}"
-                via = f"job:{row.job_namespace}:{row.job_name}" if row.job_name else None
-                up, down = (other, near) if direction is Direction.UPSTREAM else (near, other)
-                grouped[(up, down, via)].append(
-                    Transformation(
-                        row.transformation_type or "",
-                        row.transformation_subtype or None,
-                        row.description,
-                        bool(row.masking),
+        for namespace, wanted in by_namespace.items():
+            for batch in chunks(sorted(wanted)):
+                values = {
+                    **params,
+                    "namespace": namespace,
+                    "names": sorted({name for name, _ in batch}),
+                    "fields": sorted({field for _, field in batch}),
+                }
+                pairs = set(batch)
+                for row in self.conn.execute(statement, values):
+                    if (row.near_name, row.near_field) not in pairs:
+                        continue  # the IN lists match a cross product; keep asked pairs
+                    near = f"datasetField:{namespace}:{row.near_name}:{row.near_field}"
+                    other = f"datasetField:{row.far_namespace}:{row.far_name}:{row.far_field}"
+                    via = f"job:{row.job_namespace}:{row.job_name}" if row.job_name else None
+                    up, down = (other, near) if upstream else (near, other)
+                    grouped[(up, down, via)].append(
+                        Transformation(
+                            row.transformation_type or "",
+                            row.transformation_subtype or None,
+                            row.description,
+                            bool(row.masking),
+                        )
                     )
-                )
         return [
             Edge(up, down, via, tuple(sorted(trs, key=lambda tr: (tr.type, tr.subtype or ""))))
             for (up, down, via), trs in grouped.items()
         ]
+
+
+def _column_statement(upstream: bool, until: bool) -> sa.Select[Any]:
+    """Column edges next to the fields ``names`` x ``fields`` of datasets in ``namespace``."""
+    cl = t.column_lineage
+    near_ds, near_field, far_ds, far_field = (
+        (cl.c.target_dataset_id, cl.c.target_field, cl.c.source_dataset_id, cl.c.source_field)
+        if upstream
+        else (cl.c.source_dataset_id, cl.c.source_field, cl.c.target_dataset_id, cl.c.target_field)
+    )
+    near, near_ns = _ds.alias("near"), _ns.alias("near_ns")
+    far, far_ns = _ds.alias("far"), _ns.alias("far_ns")
+    job_ns = _ns.alias("job_ns")
+    query = (
+        sa.select(
+            near.c.name.label("near_name"),
+            near_field.label("near_field"),
+            far_field.label("far_field"),
+            far.c.name.label("far_name"),
+            far_ns.c.name.label("far_namespace"),
+            cl.c.transformation_type,
+            cl.c.transformation_subtype,
+            cl.c.description,
+            cl.c.masking,
+            _j.c.name.label("job_name"),
+            job_ns.c.name.label("job_namespace"),
+        )
+        .select_from(cl)
+        .join(near, near.c.id == near_ds)
+        .join(near_ns, near_ns.c.id == near.c.namespace_id)
+        .join(far, far.c.id == far_ds)
+        .join(far_ns, far_ns.c.id == far.c.namespace_id)
+        .outerjoin(_r, _r.c.uuid == cl.c.run_uuid)
+        .outerjoin(_j, _j.c.id == _r.c.job_id)
+        .outerjoin(job_ns, job_ns.c.id == _j.c.namespace_id)
+        .where(
+            near_ns.c.name == sa.bindparam("namespace"),
+            near.c.name.in_(sa.bindparam("names", expanding=True)),
+            near_field.in_(sa.bindparam("fields", expanding=True)),
+            # Dataset-level entries (no target field) are not column edges.
+            cl.c.target_field != "",
+        )
+    )
+    if until:
+        query = query.where(cl.c.created_at <= sa.bindparam("as_of"))
+    return query
+
+
+# Built once: (upstream?, as of a time?) -> statement.
+_COLUMN_STATEMENTS = {
+    (upstream, until): _column_statement(upstream, until)
+    for upstream in (True, False)
+    for until in (True, False)
+}

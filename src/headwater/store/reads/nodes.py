@@ -68,18 +68,46 @@ def require_node(conn: sa.Connection, node: NodeId) -> None:
             raise NotFoundError(f"version '{node.version}' of dataset '{node.name}' not found")
 
 
+def _by_dataset_statement(*columns: sa.ColumnElement[Any]) -> sa.Select[Any]:
+    return (
+        sa.select(_ds.c.name, *columns)
+        .join(t.namespaces, t.namespaces.c.id == _ds.c.namespace_id)
+        .where(
+            t.namespaces.c.name == sa.bindparam("namespace"),
+            _ds.c.name.in_(sa.bindparam("names", expanding=True)),
+        )
+    )
+
+
+# Built once (see headwater.store.reads.common._ids_statement).
+_CURRENT_VERSIONS = _by_dataset_statement(_ds.c.current_version_uuid)
+_FIELD_TYPES = _by_dataset_statement(_f.c.name, _f.c.type).join(_f, _f.c.dataset_id == _ds.c.id)
+
+
+def _per_dataset(
+    conn: sa.Connection, statement: sa.Select[Any], keys: Sequence[tuple[str, str]]
+) -> list[tuple[str, sa.Row[Any]]]:
+    """Run a by-dataset statement for (namespace, dataset name) keys: (namespace, row) pairs."""
+    by_namespace: dict[str, set[str]] = defaultdict(set)
+    for namespace, name in keys:
+        by_namespace[namespace].add(name)
+    rows: list[tuple[str, sa.Row[Any]]] = []
+    for namespace, names in by_namespace.items():
+        for batch in chunks(sorted(names)):
+            rows += [
+                (namespace, row)
+                for row in conn.execute(statement, {"namespace": namespace, "names": batch})
+            ]
+    return rows
+
+
 def field_types(conn: sa.Connection, fields: Sequence[NodeId]) -> dict[str, str | None]:
     """The current type of each ``datasetField`` node (absent when the schema lacks it)."""
-    ids = dataset_ids(conn, [(f.namespace, f.name) for f in fields])
-    key_of = {i: k for k, i in ids.items()}
-    result: dict[str, str | None] = {}
-    for batch in chunks(list(key_of)):
-        for dataset_id, name, field_type in conn.execute(
-            sa.select(_f.c.dataset_id, _f.c.name, _f.c.type).where(_f.c.dataset_id.in_(batch))
-        ):
-            namespace, dataset = key_of[dataset_id]
-            result[f"datasetField:{namespace}:{dataset}:{name}"] = field_type
-    return result
+    rows = _per_dataset(conn, _FIELD_TYPES, [(f.namespace, f.name) for f in fields])
+    return {
+        f"datasetField:{namespace}:{dataset}:{name}": field_type
+        for namespace, (dataset, name, field_type) in rows
+    }
 
 
 def _dataset_versions_at(
@@ -115,20 +143,19 @@ def node_summaries(
 
     datasets = by_type[NodeType.DATASET]
     if datasets:
-        ids = dataset_ids(conn, [(n.namespace, n.name) for _, n in datasets])
-        current: dict[int, str | None] = {}
-        for batch in chunks(list(ids.values())):
-            if as_of is None:
-                current.update(
-                    conn.execute(
-                        sa.select(_ds.c.id, _ds.c.current_version_uuid).where(_ds.c.id.in_(batch))
-                    ).all()
-                )
-            else:
-                current.update(_dataset_versions_at(conn, batch, as_of))
+        keys = [(n.namespace, n.name) for _, n in datasets]
+        current: dict[tuple[str, str], str | None] = {}
+        if as_of is None:
+            for namespace, (name, version) in _per_dataset(conn, _CURRENT_VERSIONS, keys):
+                current[(namespace, name)] = version
+        else:
+            ids = dataset_ids(conn, keys)
+            key_of = {dataset_id: key for key, dataset_id in ids.items()}
+            for batch in chunks(list(key_of)):
+                for dataset_id, version in _dataset_versions_at(conn, batch, as_of).items():
+                    current[key_of[dataset_id]] = version
         for node_id, n in datasets:
-            dataset_id = ids.get((n.namespace, n.name))
-            version = n.version or (current.get(dataset_id) if dataset_id is not None else None)
+            version = n.version or current.get((n.namespace, n.name))
             result[node_id] = {"namespace": n.namespace, "name": n.name, "version": version}
 
     jobs = by_type[NodeType.JOB]

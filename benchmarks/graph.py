@@ -1,0 +1,173 @@
+"""Lineage query latency on a synthetic graph, on SQLite and PostgreSQL (prints; not pass/fail).
+
+Builds the graph of ``benchmarks/synthetic.py`` at ``--scale`` (1.0 = 100k datasets,
+50k jobs, 1M runs, ~2.3M column edges), ingests it through the store's own write
+path (``Store.record_events`` in 500-event batches), then times, per database:
+
+- directed table lineage, depth 10, upstream of top-layer datasets and downstream
+  of low-layer ones — the ``/api/v2/lineage`` computation (walk + node data),
+  without HTTP;
+- column lineage, depth 10, upstream of a top-layer field (``/api/v2/lineage`` on a
+  ``datasetField`` node);
+- search (``/api/v1/search`` query) for name fragments.
+
+Targets at full scale: table lineage p95 <= 50 ms, column lineage p95 <= 200 ms.
+
+    .venv/bin/python benchmarks/graph.py [--scale 0.01] [--runs-per-job 20]
+        [--queries 200] [--only sqlite|postgresql] [--db URL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import synthetic  # noqa: E402
+
+from headwater.server.routes.graph_v2 import directed_lineage  # noqa: E402
+from headwater.store import Store  # noqa: E402
+from headwater.store.reads.search import search  # noqa: E402
+
+
+def _chunks(events: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    while batch := list(islice(events, size)):
+        yield batch
+
+
+def ingest(store: Store, graph: synthetic.SyntheticGraph) -> tuple[int, float]:
+    started = time.perf_counter()
+    count = 0
+    for batch in _chunks(synthetic.events(graph), 500):
+        store.record_events(batch)
+        count += len(batch)
+    return count, time.perf_counter() - started
+
+
+def _percentiles(samples: list[float]) -> str:
+    ms = sorted(s * 1000 for s in samples)
+    p50 = statistics.median(ms)
+    p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
+    return f"p50 {p50:7.2f} ms  p95 {p95:7.2f} ms  max {ms[-1]:7.2f} ms  (n={len(ms)})"
+
+
+def _time(store: Store, run: Callable[[Any], Any], repeat: int) -> tuple[list[float], list[Any]]:
+    samples, answers = [], []
+    with store.engine.connect() as conn:
+        for _ in range(repeat):
+            started = time.perf_counter()
+            answers.append(run(conn))
+            samples.append(time.perf_counter() - started)
+    return samples, answers
+
+
+def measure(store: Store, graph: synthetic.SyntheticGraph, queries: int, seed: int = 3) -> None:
+    rng = random.Random(seed)
+    top = [o for job in graph.jobs if job.layer >= synthetic.LAYERS - 3 for o in job.outputs]
+    low = [o for job in graph.jobs if job.layer <= 3 for o in job.outputs]
+    ns = synthetic.NAMESPACE
+
+    def table_up(conn: Any) -> dict[str, Any]:
+        node = f"dataset:{ns}:{rng.choice(top)}"
+        return directed_lineage(conn, node, "upstream", 10, None, 10_000)
+
+    def table_down(conn: Any) -> dict[str, Any]:
+        node = f"dataset:{ns}:{rng.choice(low)}"
+        return directed_lineage(conn, node, "downstream", 10, None, 10_000)
+
+    def column_up(conn: Any) -> dict[str, Any]:
+        field = synthetic._field(rng.randrange(synthetic.FIELDS))
+        node = f"datasetField:{ns}:{rng.choice(top)}:{field}"
+        return directed_lineage(conn, node, "upstream", 10, None, 10_000)
+
+    def find(conn: Any) -> Any:
+        return search(conn, f"job_{rng.randrange(len(graph.jobs))}_out", None, "name", 10)
+
+    for label, run in (
+        ("table lineage, upstream, depth 10  ", table_up),
+        ("table lineage, downstream, depth 10", table_down),
+        ("column lineage, upstream, depth 10 ", column_up),
+        ("search                             ", find),
+    ):
+        _time(store, run, min(5, queries))  # warm caches
+        samples, answers = _time(store, run, queries)
+        sizes = [len(a["nodes"]) for a in answers if isinstance(a, dict) and "nodes" in a]
+        extra = ""
+        if sizes:
+            cut = sum(1 for a in answers if a["truncated"])
+            extra = f"  nodes/answer median {statistics.median(sizes):.0f} max {max(sizes)}"
+            extra += f"  truncated {cut}"
+        print(f"  {label} {_percentiles(samples)}{extra}")
+
+
+def run_one(label: str, url: str, graph: synthetic.SyntheticGraph, queries: int) -> None:
+    print(f"\n== {label}: {url.split('@')[-1]}")
+    store = Store.open(url, migrate=True)
+    try:
+        count, seconds = ingest(store, graph)
+        print(f"  ingested {count:,} events in {seconds:.1f} s ({count / seconds:,.0f} events/s)")
+        # Refresh planner statistics, as PostgreSQL's autovacuum (and a periodic ANALYZE
+        # on SQLite) would on a server that has been up for a while: a freshly bulk-loaded
+        # database otherwise gets plans made for empty tables.
+        with store.engine.begin() as conn:
+            conn.exec_driver_sql("ANALYZE")
+        counts = store.counts()
+        print(
+            "  store: "
+            + ", ".join(
+                f"{k} {counts[k]:,}"
+                for k in ("datasets", "jobs", "runs", "column_lineage", "dataset_versions")
+            )
+        )
+        measure(store, graph, queries)
+    finally:
+        store.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=0.01)
+    parser.add_argument("--runs-per-job", type=int, default=20)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--only", choices=["sqlite", "postgresql"])
+    parser.add_argument("--db", help="use this database URL instead (must be empty)")
+    args = parser.parse_args()
+
+    started = time.perf_counter()
+    graph = synthetic.build_graph(args.scale, runs_per_job=args.runs_per_job)
+    print(
+        f"synthetic graph at scale {args.scale}: {len(graph.datasets):,} datasets, "
+        f"{len(graph.jobs):,} jobs, {len(graph.jobs) * graph.runs_per_job:,} runs, "
+        f"{graph.column_edges:,} column edges (built in {time.perf_counter() - started:.1f} s)"
+    )
+    if args.db:
+        run_one("given database", args.db, graph, args.queries)
+        return
+    if args.only in (None, "sqlite"):
+        with tempfile.TemporaryDirectory() as tmp:
+            run_one("SQLite", f"sqlite:///{tmp}/graph.db", graph, args.queries)
+    if args.only in (None, "postgresql"):
+        from tests.support.pgcluster import find_pg_bin, start_cluster
+
+        if find_pg_bin() is None:
+            print("\n== PostgreSQL: server binaries not installed; skipped")
+            return
+        cluster = start_cluster()
+        try:
+            run_one("PostgreSQL", cluster.create_database("graph_bench"), graph, args.queries)
+        finally:
+            cluster.stop()
+
+
+if __name__ == "__main__":
+    main()
