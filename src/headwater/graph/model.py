@@ -186,9 +186,6 @@ class Edge:
     via: str | None = None
     transformations: tuple[Transformation, ...] = ()
 
-    def other_end(self, node_id: str) -> str:
-        return self.upstream if node_id == self.downstream else self.downstream
-
 
 @dataclass(frozen=True, slots=True)
 class Graph:
@@ -216,9 +213,3 @@ class Graph:
         """Nodes with no incoming edge inside this graph (the raw ends of an upstream walk)."""
         has_input = {edge.downstream for edge in self.edges}
         return sorted(node.id for node in self.nodes if node.id not in has_input)
-
-    def with_data(self, data: Mapping[str, Mapping[str, object]]) -> Graph:
-        """A copy whose nodes carry ``data[node.id]`` where given."""
-        nodes = tuple(Node(n.id, n.type, data.get(n.id, n.data)) for n in self.nodes)
-        return Graph(self.roots, self.direction, self.depth, nodes, self.edges, self.truncated)
-

@@ -1,0 +1,51 @@
+"""docs/api.md documents every read-API route and every CLI query option."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from headwater.cli.lineage import lineage
+from headwater.cli.search import search
+from headwater.server.routes import (
+    datasets,
+    events,
+    graph_v2,
+    jobs,
+    lineage_read,
+    namespaces,
+    runs,
+)
+from headwater.server.routes import search as search_routes
+from headwater.server.routes import tags as tag_routes
+
+DOCS = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+
+
+def _normalise(path: str) -> str:
+    return re.sub(r"\{[^}]*\}", "{}", path)
+
+
+ROUTES = [
+    (method, route.path)
+    for module in (
+        namespaces, datasets, jobs, runs, lineage_read, graph_v2, search_routes, tag_routes, events
+    )
+    for route in module.router.routes
+    for method in sorted(getattr(route, "methods", ()))
+]
+
+
+@pytest.mark.parametrize(("method", "path"), ROUTES)
+def test_every_route_is_documented(method: str, path: str) -> None:
+    assert _normalise(path) in _normalise(DOCS), f"{method} {path} is not in docs/api.md"
+
+
+@pytest.mark.parametrize("command", [lineage, search])
+def test_every_cli_option_is_documented(command) -> None:  # type: ignore[no-untyped-def]
+    for param in command.params:
+        for option in getattr(param, "opts", []):
+            if option.startswith("--"):
+                assert option in DOCS, f"{command.name} {option} is not in docs/api.md"
