@@ -1,17 +1,19 @@
 """The :class:`Store`: headwater's write path into SQLite or PostgreSQL.
 
 Concurrency: any number of threads may call :meth:`Store.record_events`.
-Callers queue their batches; whichever caller holds the write lock drains the
-queue and writes everything queued in *one* transaction (group commit), so
-16 single-event callers cost about one commit, not 16. If that combined
-transaction fails, each queued call is retried alone so one bad call cannot
-fail its neighbours, and every call stays all-or-nothing.
+Callers parse their events, queue them and wait; one writer thread (started
+on first use, stopped by :meth:`Store.close`) drains the queue and writes
+everything queued in *one* transaction (group commit), so 16 single-event
+callers cost about one commit, not 16. One writer is also what SQLite wants.
+If a combined transaction fails, each queued call is retried alone so one bad
+call cannot fail its neighbours, and every call stays all-or-nothing.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +30,9 @@ from headwater.store.writer import Writer
 __all__ = ["RecordResult", "Store"]
 
 logger = logging.getLogger(__name__)
+
+# Longest the writer waits for callers still parsing before it commits a group.
+GROUP_WAIT_S = 0.005
 
 
 @dataclass(frozen=True)
@@ -55,9 +60,11 @@ class Store:
         self.engine = engine
         self.dialect = engine.dialect.name
         self._writer = Writer(self.dialect)
-        self._write_lock = threading.Lock()
-        self._queue_lock = threading.Lock()
+        self._cond = threading.Condition()
         self._queue: list[_Pending] = []
+        self._parsing = 0  # callers between entering record_events and queueing
+        self._closed = False
+        self._thread: threading.Thread | None = None
 
     @classmethod
     def open(cls, url: str, *, migrate: bool = True) -> Store:
@@ -86,6 +93,13 @@ class Store:
         return cls(engine)
 
     def close(self) -> None:
+        """Finish queued writes, stop the writer thread and release connections."""
+        with self._cond:
+            self._closed = True
+            thread = self._thread
+            self._cond.notify_all()
+        if thread is not None:
+            thread.join()
         self.engine.dispose()
 
     def __enter__(self) -> Store:
@@ -103,21 +117,55 @@ class Store:
         cannot index (before anything is written) and
         :class:`~headwater.errors.StoreError` when the database fails.
         """
-        parsed = [parse_event(event) for event in events]
-        if not parsed:
-            return []
+        with self._cond:
+            self._parsing += 1
+        try:
+            parsed = [parse_event(event) for event in events]
+        except BaseException:
+            with self._cond:
+                self._parsing -= 1
+                self._cond.notify_all()
+            raise
         pending = _Pending(parsed)
-        with self._queue_lock:
+        with self._cond:
+            # Leaving "parsing" and joining the queue in one step, so the
+            # writer never sees this caller in neither.
+            self._parsing -= 1
+            self._cond.notify_all()
+            if not parsed:
+                return []
+            if self._closed:
+                raise StoreError("the store is closed")
             self._queue.append(pending)
-        with self._write_lock:
-            if not pending.done.is_set():
-                with self._queue_lock:
-                    group, self._queue = self._queue, []
-                self._write_group(group)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._write_loop, name="headwater-store-writer", daemon=True)
+                self._thread.start()
+            self._cond.notify_all()
+        pending.done.wait()
         if pending.error is not None:
             raise pending.error
         assert pending.results is not None
         return pending.results
+
+    def _write_loop(self) -> None:
+        """The writer thread: drain the queue, one transaction per group."""
+        while True:
+            with self._cond:
+                while not self._queue and not self._closed:
+                    self._cond.wait()
+                if not self._queue:
+                    return  # closed and drained
+                # Callers still parsing their events get a moment to join the
+                # group (bounded by GROUP_WAIT_S); a lone caller never waits.
+                deadline = time.monotonic() + GROUP_WAIT_S
+                while self._parsing and not self._closed:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        break
+                    self._cond.wait(left)
+                group, self._queue = self._queue, []
+            self._write_group(group)
 
     def _write_group(self, group: list[_Pending]) -> None:
         try:
