@@ -67,6 +67,9 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     app.state.api_key_bytes = settings.api_key.encode("utf-8") if settings.api_key else None
     install_handlers(app)
     _include_routes(app)
+    from headwater.ui import mount_ui  # web UI (helper E): last, so every API route matches first
+
+    mount_ui(app)
     return app
 
 

@@ -1,0 +1,127 @@
+// The explorer's graph state, independent of drawing: merged API answers, path finding
+// and the collapsed view. Pure functions over plain data, so they are easy to reason about.
+import type { V2Edge, V2Graph, V2Node } from "../api";
+
+export interface DrawNode {
+  id: string;
+  type: string;
+  data: Record<string, unknown> | null;
+  /** Node ids folded into this one (collapsed child jobs). */
+  members: string[];
+  parent?: string;
+}
+
+export interface DrawEdge {
+  id: string;
+  upstream: string;
+  downstream: string;
+  via: string | null;
+  label: string;
+  kind: string;
+}
+
+export const edgeKey = (e: { upstream: string; downstream: string; via: string | null }) =>
+  `${e.upstream}\u0000${e.downstream}\u0000${e.via ?? ""}`;
+
+/** Every node and edge seen so far, merged from several /api/v2/lineage answers. */
+export class LineageModel {
+  readonly nodes = new Map<string, V2Node>();
+  readonly edges = new Map<string, V2Edge>();
+  truncated = false;
+
+  /** Merge an answer; returns how many nodes were new. */
+  merge(graph: V2Graph): number {
+    let added = 0;
+    for (const node of graph.nodes) {
+      if (!this.nodes.has(node.id)) added += 1;
+      this.nodes.set(node.id, node);
+    }
+    for (const edge of graph.edges) this.edges.set(edgeKey(edge), edge);
+    this.truncated ||= graph.truncated;
+    return added;
+  }
+}
+
+/** The label on a column edge: the transformation's subtype (identity, aggregation, join, …). */
+export function transformationLabel(edge: V2Edge): { label: string; kind: string } {
+  const first = edge.transformations[0];
+  if (!first) return { label: "", kind: "none" };
+  const label = edge.transformations
+    .map((t) => (t.subtype ?? t.type).toLowerCase() + (t.masking ? " (masked)" : ""))
+    .filter((value, index, all) => all.indexOf(value) === index)
+    .join(", ");
+  return { label, kind: first.type === "INDIRECT" ? "indirect" : (first.subtype ?? "direct").toLowerCase() };
+}
+
+/**
+ * The nodes and edges to draw. With `parentOf` (child job id -> parent job id), child jobs are
+ * folded into their parent: edges are re-pointed at the parent and merged.
+ */
+export function drawable(model: LineageModel, parentOf: Map<string, string> | null): { nodes: DrawNode[]; edges: DrawEdge[] } {
+  const alias = (id: string) => (parentOf?.get(id) ?? id);
+  const nodes = new Map<string, DrawNode>();
+  for (const node of model.nodes.values()) {
+    const id = alias(node.id);
+    const existing = nodes.get(id);
+    if (existing) {
+      existing.members.push(node.id);
+    } else if (id !== node.id) {
+      nodes.set(id, { id, type: "JOB", data: null, members: [node.id] });
+    } else {
+      nodes.set(id, { id, type: node.type, data: node.data, members: [] });
+    }
+  }
+  const edges = new Map<string, DrawEdge>();
+  for (const edge of model.edges.values()) {
+    const upstream = alias(edge.upstream);
+    const downstream = alias(edge.downstream);
+    if (upstream === downstream || !nodes.has(upstream) || !nodes.has(downstream)) continue;
+    const { label, kind } = transformationLabel(edge);
+    const key = edgeKey({ upstream, downstream, via: edge.via });
+    if (!edges.has(key)) edges.set(key, { id: `e${edges.size}`, upstream, downstream, via: edge.via, label, kind });
+  }
+  return { nodes: [...nodes.values()], edges: [...edges.values()] };
+}
+
+function reach(start: string, next: Map<string, string[]>): Set<string> {
+  const seen = new Set([start]);
+  const stack = [start];
+  while (stack.length) {
+    for (const neighbour of next.get(stack.pop()!) ?? []) {
+      if (!seen.has(neighbour)) {
+        seen.add(neighbour);
+        stack.push(neighbour);
+      }
+    }
+  }
+  return seen;
+}
+
+/**
+ * Everything on a directed path between `a` and `b`, whichever way the data flows
+ * (a -> b first, else b -> a): nodes downstream of the start and upstream of the end.
+ */
+export function pathBetween(edges: DrawEdge[], a: string, b: string): { nodes: Set<string>; edges: Set<string> } {
+  const down = new Map<string, string[]>();
+  const up = new Map<string, string[]>();
+  for (const e of edges) {
+    (down.get(e.upstream) ?? down.set(e.upstream, []).get(e.upstream)!).push(e.downstream);
+    (up.get(e.downstream) ?? up.set(e.downstream, []).get(e.downstream)!).push(e.upstream);
+  }
+  for (const [from, to] of [[a, b], [b, a]]) {
+    const after = reach(from, down);
+    if (!after.has(to)) continue;
+    const before = reach(to, up);
+    const nodes = new Set([...after].filter((id) => before.has(id)));
+    const onPath = new Set(edges.filter((e) => nodes.has(e.upstream) && nodes.has(e.downstream)).map((e) => e.id));
+    return { nodes, edges: onPath };
+  }
+  return { nodes: new Set(), edges: new Set() };
+}
+
+/** A short label for a dataset or job name: the last two path segments of a path-like name. */
+export function shortName(name: string): string {
+  const parts = name.split("/").filter(Boolean);
+  if (parts.length > 2) return parts.slice(-2).join("/");
+  return name.length > 48 ? `…${name.slice(-46)}` : name;
+}

@@ -1,0 +1,104 @@
+// How the explorer draws: datasets as rounded boxes, jobs as dark boxes coloured by their
+// latest run's state, column edges labelled with their transformation.
+import type cytoscape from "cytoscape";
+
+export const STATE_COLOURS: Record<string, string> = {
+  COMPLETED: "#2e9d58",
+  FAILED: "#d64545",
+  RUNNING: "#2f7dd1",
+  ABORTED: "#8a8a8a",
+  NEW: "#d9a321",
+};
+
+const EDGE_KIND_COLOURS: Record<string, string> = {
+  identity: "#2e9d58",
+  transformation: "#2f7dd1",
+  aggregation: "#9b51e0",
+  indirect: "#b0b0b0",
+};
+
+export function stylesheet(large: boolean): cytoscape.StylesheetJson {
+  return [
+    {
+      selector: "node",
+      style: {
+        shape: "round-rectangle",
+        width: 170,
+        height: 38,
+        "background-color": "#e8f1fb",
+        "border-width": 1,
+        "border-color": "#7aa7d8",
+        label: "data(label)",
+        "font-size": 11,
+        "text-valign": "center",
+        "text-halign": "center",
+        "text-wrap": "ellipsis",
+        "text-max-width": "160px",
+        color: "#1c2b3a",
+        "min-zoomed-font-size": 7,
+      },
+    },
+    {
+      selector: "node[kind = 'JOB']",
+      style: {
+        "background-color": "#33414f",
+        "border-color": "data(stateColour)",
+        "border-width": 4,
+        color: "#ffffff",
+        "text-wrap": "wrap",
+        "font-size": 10,
+        height: 44,
+      },
+    },
+    { selector: "node[kind = 'JOB'][?collapsed]", style: { "border-style": "double", "border-width": 6 } },
+    { selector: "node[kind = 'RUN']", style: { shape: "ellipse", width: 120, "background-color": "data(stateColour)", color: "#fff" } },
+    {
+      selector: "node[kind = 'DATASET_FIELD']",
+      style: { width: 150, height: 26, "background-color": "#ffffff", "border-color": "#7aa7d8", "font-size": 11 },
+    },
+    {
+      selector: ":parent",
+      style: {
+        "background-color": "#f4f7fb",
+        "border-color": "#9fb4c9",
+        "text-valign": "top",
+        "text-halign": "center",
+        "font-weight": "bold",
+        "padding": "12px",
+      },
+    },
+    { selector: "node.root", style: { "border-color": "#f08c00", "border-width": 4 } },
+    { selector: "node:selected", style: { "overlay-color": "#f08c00", "overlay-opacity": 0.25 } },
+    {
+      selector: "edge",
+      style: {
+        width: 1.5,
+        "line-color": "#9aa5b1",
+        "target-arrow-color": "#9aa5b1",
+        "target-arrow-shape": "triangle",
+        "arrow-scale": 0.8,
+        "curve-style": large ? "straight" : "bezier",
+      },
+    },
+    {
+      selector: "edge[label]",
+      style: {
+        label: "data(label)",
+        "font-size": 9,
+        "text-rotation": "autorotate",
+        "text-background-color": "#ffffff",
+        "text-background-opacity": 0.9,
+        "text-background-padding": "2px",
+        "min-zoomed-font-size": 6,
+      },
+    },
+    ...Object.entries(EDGE_KIND_COLOURS).map(([kind, colour]) => ({
+      selector: `edge[kind = '${kind}']`,
+      style: { "line-color": colour, "target-arrow-color": colour },
+    })),
+    { selector: "edge[kind = 'indirect']", style: { "line-style": "dashed" } },
+    { selector: ".dimmed", style: { opacity: 0.2 } },
+    { selector: "node.on-path", style: { "border-color": "#f08c00", "border-width": 4 } },
+    { selector: "edge.on-path", style: { "line-color": "#f08c00", "target-arrow-color": "#f08c00", width: 3 } },
+  ];
+}

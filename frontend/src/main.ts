@@ -1,0 +1,20 @@
+// headwater's web UI: routes every page URL to its view.
+import "./style.css";
+
+import { datasetView } from "./views/dataset";
+import { homeView, searchView } from "./views/browse";
+import { jobView } from "./views/job";
+import { lineageView } from "./views/lineage";
+import { runView } from "./views/run";
+import { route, startRouter } from "./router";
+import { searchBox } from "./search-box";
+
+route(/^\/$/, () => (root) => homeView(root));
+route(/^\/search$/, () => (root, url) => searchView(root, url));
+route(/^\/lineage$/, () => (root, url) => lineageView(root, url));
+route(/^\/datasets\/([^/]+)\/([^/]+)$/, ([ns, name]) => (root, url) => datasetView(root, url, ns, name));
+route(/^\/jobs\/([^/]+)\/([^/]+)$/, ([ns, name]) => (root) => jobView(root, ns, name));
+route(/^\/runs\/([^/]+)$/, ([id]) => (root) => runView(root, id));
+
+document.getElementById("search-slot")!.append(searchBox());
+startRouter();

@@ -1,0 +1,29 @@
+// The job page: runs with state, duration, start and end; SQL when present; inputs/outputs.
+import { api, nodeIds, pageUrl, type DatasetId } from "../api";
+import { add, errorBox, facetList, formatDuration, formatTime, h, link, section, stateBadge, table } from "../dom";
+
+const datasetLinks = (items: DatasetId[]) =>
+  items.length ? h("ul", {}, items.map((d) => h("li", {}, link(pageUrl.dataset(d.namespace, d.name), d.name)))) : h("p", { class: "muted" }, "None.");
+
+export async function jobView(root: HTMLElement, namespace: string, name: string): Promise<void> {
+  try {
+    const [job, { runs, totalCount }] = await Promise.all([api.job(namespace, name), api.jobRuns(namespace, name)]);
+    const parent = job.latestRun?.facets?.parent?.job;
+    const sql: string | undefined = job.facets?.sql?.query;
+    add(root,
+      h("div", { class: "page-head" }, h("span", { class: "kind kind-job" }, "job"), h("h1", {}, name),
+        h("p", { class: "muted" }, `namespace ${namespace} · type ${job.type} · updated ${formatTime(job.updatedAt)}`),
+        parent ? h("p", {}, "parent job ", link(pageUrl.job(parent.namespace, parent.name), parent.name)) : null,
+        link(pageUrl.lineage(nodeIds.job(namespace, name)), "view lineage", { class: "button" })),
+      job.description ? h("p", {}, job.description) : null,
+      h("div", { class: "columns" }, section("Inputs", datasetLinks(job.inputs)), section("Outputs", datasetLinks(job.outputs))),
+      section(`Runs (${totalCount})`, table(["run", "state", "started", "ended", "duration"], runs.map((r) => [
+        link(pageUrl.run(r.id), r.id.slice(0, 8)), stateBadge(r.state), formatTime(r.startedAt), formatTime(r.endedAt), formatDuration(r.durationMs),
+      ]), { "data-testid": "runs" })),
+      sql ? section("SQL", h("pre", { class: "sql", "data-testid": "sql" }, sql)) : null,
+      section("Facets", facetList(job.facets)),
+    );
+  } catch (error) {
+    root.append(errorBox(error));
+  }
+}

@@ -1,0 +1,53 @@
+"""The committed UI bundle is current: built from the sources as they are now.
+
+``npm run build`` (frontend/scripts/source-hash.mjs) records a hash of the UI sources in
+``static/build-info.json``; this recomputes it with the same rule. A failure means a
+source changed without ``cd frontend && npm ci && npm run build``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from headwater.ui import STATIC_DIR
+
+FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
+INPUTS = ["index.html", "package.json", "package-lock.json", "tsconfig.json", "vite.config.ts", "src"]
+
+
+def source_hash(root: Path) -> tuple[str, int]:
+    files: list[str] = []
+    for name in INPUTS:
+        path = root / name
+        if path.is_dir():
+            files += [p.relative_to(root).as_posix() for p in path.rglob("*") if p.is_file()]
+        else:
+            files.append(name)
+    # The build sorts by JavaScript's default string order (UTF-16 code units); for the
+    # ASCII names used here that is the same as Python's.
+    files.sort()
+    digest = hashlib.sha256()
+    for name in files:
+        digest.update(f"{name}\n".encode())
+        digest.update((root / name).read_bytes())
+        digest.update(b"\n")
+    return digest.hexdigest(), len(files)
+
+
+def test_committed_bundle_matches_the_sources() -> None:
+    recorded = json.loads((STATIC_DIR / "build-info.json").read_text())
+    expected, count = source_hash(FRONTEND)
+    assert recorded["files"] == count
+    assert recorded["sourceHash"] == expected, (
+        "the UI sources changed since the bundle was built: cd frontend && npm ci && npm run build"
+    )
+
+
+def test_bundle_has_no_source_maps_or_stray_files() -> None:
+    names = sorted(p.relative_to(STATIC_DIR).as_posix() for p in STATIC_DIR.rglob("*") if p.is_file())
+    assert "index.html" in names and "build-info.json" in names
+    assert not [n for n in names if n.endswith(".map")]
+    assets = [n for n in names if n.startswith("assets/")]
+    assert len(assets) == len(names) - 2
