@@ -23,19 +23,24 @@ __all__ = [
 ]
 
 
-def get_store(request: Request) -> Store:
+# The dependencies are ``async def`` although they never await: FastAPI runs a
+# plain ``def`` dependency in the thread pool, a thread hop per request for
+# nothing.
+
+
+async def get_store(request: Request) -> Store:
     """The :class:`~headwater.store.Store` the app was created with."""
     store: Store = request.app.state.store
     return store
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     """The :class:`~headwater.config.Settings` the app was created with."""
     settings: Settings = request.app.state.settings
     return settings
 
 
-def require_write_access(request: Request) -> None:
+async def require_write_access(request: Request) -> None:
     """Refuse a write unless it carries ``Authorization: Bearer <api_key>``.
 
     No-op when no API key is configured. The comparison is constant-time so

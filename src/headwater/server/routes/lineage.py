@@ -15,7 +15,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
 from headwater.server.body import read_json_body
-from headwater.server.deps import WriteAccess, get_settings, get_store
+from headwater.server.deps import WriteAccess
 from headwater.server.handlers import RequestError, error_body
 from headwater.server.ingest import check_event, ingest_batch
 from headwater.server.schemas import (
@@ -43,14 +43,14 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     summary="Record one OpenLineage event",
 )
 async def post_lineage(request: Request) -> JSONResponse:
-    payload = await read_json_body(request, get_settings(request).max_body_bytes)
+    payload = await read_json_body(request, request.app.state.settings.max_body_bytes)
     if isinstance(payload, list):
         raise RequestError(
             "expected one event (a JSON object); POST arrays to /api/v1/lineage/batch",
             field="body",
         )
     event = check_event(payload)
-    store = get_store(request)
+    store = request.app.state.store
     (result,) = await run_in_threadpool(store.record_events, [event])
     return JSONResponse(
         {"status": "success", "eventHash": result.event_hash, "duplicate": result.duplicate}
@@ -72,10 +72,10 @@ async def post_lineage(request: Request) -> JSONResponse:
     },
 )
 async def post_lineage_batch(request: Request) -> JSONResponse:
-    payload = await read_json_body(request, get_settings(request).max_body_bytes)
+    payload = await read_json_body(request, request.app.state.settings.max_body_bytes)
     if not isinstance(payload, list):
         raise RequestError("expected a JSON array of events", field="body")
-    store = get_store(request)
+    store = request.app.state.store
     outcome = await run_in_threadpool(ingest_batch, store, payload)
     body = outcome.as_json()
     if outcome.failed and not outcome.successful:
