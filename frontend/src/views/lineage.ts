@@ -98,7 +98,12 @@ function nodeLabel(node: DrawNode, jobs: Map<string, Job>): string {
   return shortName(parsed.name);
 }
 
+// The drawn graph of the previous render, released when the view is drawn again.
+let previous: cytoscape.Core | null = null;
+
 export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
+  previous?.destroy();
+  previous = null;
   const state = readState(url);
   if (!state.nodeId) {
     root.append(errorBox("Choose a dataset or job to explore (nodeId is missing)."));
@@ -221,10 +226,9 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
       animate: false,
     } as cytoscape.LayoutOptions,
   });
+  previous = cy;
   const drawn = performance.now();
-  (window as unknown as { __headwaterDraw: unknown }).__headwaterDraw = {
-    nodes: nodes.length, edges: edges.length, fetchMs: fetched - started, drawMs: drawn - fetched, totalMs: drawn - started,
-  };
+  exposeGraph(cy, { nodes: nodes.length, edges: edges.length, fetchMs: fetched - started, drawMs: drawn - fetched, totalMs: drawn - started });
   status.textContent = `${nodes.length} nodes, ${edges.length} edges${model.truncated ? " — truncated at maxNodes; narrow the depth or raise maxNodes" : ""}`;
   if (model.truncated) {
     status.append(" ", h("button", { type: "button", onclick: () => go({ maxNodes: state.maxNodes * 5 }) }, "show more"));
@@ -323,4 +327,27 @@ async function fieldList(panel: HTMLElement, namespace: string, name: string): P
   } catch (error) {
     panel.append(errorBox(error));
   }
+}
+
+/**
+ * `window.headwater`: what is drawn, in plain data (ids, labels, classes, on-screen positions
+ * relative to the canvas) plus the last draw's timings. The browser tests and the draw
+ * benchmark read it; it is also handy from the devtools console.
+ */
+function exposeGraph(cy: cytoscape.Core, timings: Record<string, number>): void {
+  (window as unknown as { headwater: unknown }).headwater = {
+    timings,
+    graph: () => ({
+      nodes: cy.nodes().map((n) => ({
+        id: n.id(), label: n.data("label"), kind: n.data("kind"), state: n.data("state") ?? "",
+        classes: n.classes(), parent: n.data("parent") ?? null, x: n.renderedPosition("x"), y: n.renderedPosition("y"),
+      })),
+      edges: cy.edges().map((e) => ({
+        source: e.data("source"), target: e.data("target"), label: e.data("label") ?? "", via: e.data("via"), classes: e.classes(),
+      })),
+      zoom: cy.zoom(),
+    }),
+    panBy: (x: number, y: number) => cy.panBy({ x, y }),
+    zoomBy: (factor: number) => cy.zoom({ level: cy.zoom() * factor, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } }),
+  };
 }

@@ -1,0 +1,248 @@
+"""The web UI in a real browser (headless chromium) against a live server loaded with the
+retail sample (src/headwater/samples): graph, expansion, path, collapse, column view, pages.
+
+Screenshots are saved under test-artifacts/ui/.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from click.testing import CliRunner
+from playwright.sync_api import Browser, Page, expect
+
+from headwater.cli import main
+from tests.server.live import running_server
+from tests.ui.browser import ARTIFACTS, chromium, wait_for_graph
+
+pytestmark = [pytest.mark.browser, pytest.mark.live]
+
+ROOT = "/warehouse/retail"
+
+
+def ds(path: str) -> str:
+    return f"dataset:file:{ROOT}/{path}"
+
+
+def field(path: str, name: str) -> str:
+    return f"datasetField:file:{ROOT}/{path}:{name}"
+
+
+def job(name: str) -> str:
+    return f"job:retail:{name}"
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    data_dir = tmp_path_factory.mktemp("ui") / "hw"
+    loaded = CliRunner().invoke(main, ["demo", "--no-serve", "--data-dir", str(data_dir)], env={})
+    assert loaded.exit_code == 0, loaded.output
+    with running_server("--data-dir", str(data_dir), env={"HEADWATER_DB_URL": ""}) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture
+def page(browser: Browser, base_url: str, request: pytest.FixtureRequest) -> Iterator[Page]:
+    context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 900})
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        yield opened
+        assert not errors, errors
+    finally:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        opened.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"))
+        context.close()
+
+
+def edges_of(graph: dict[str, Any]) -> set[tuple[str, str]]:
+    return {(e["source"], e["target"]) for e in graph["edges"]}
+
+
+def click_node(page: Page, graph: dict[str, Any], node_id: str) -> None:
+    """Click a node where it is drawn on the canvas, as a person would."""
+    node = next(n for n in graph["nodes"] if n["id"] == node_id)
+    box = page.get_by_test_id("graph").bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + node["x"], box["y"] + node["y"])
+
+
+def test_graph_shows_the_directed_neighbourhood(page: Page) -> None:
+    page.goto(f"/lineage?nodeId={quote(ds('silver/orders'))}&direction=both&depth=2")
+    graph = wait_for_graph(page)
+    assert {n["id"] for n in graph["nodes"]} == {
+        ds("bronze/orders"), job("silver.clean_orders"), ds("silver/orders"),
+        job("silver.build_order_lines"), ds("silver/order_lines"),
+        job("gold.customer_lifetime_value"), ds("gold/customer_ltv"),
+    }
+    assert edges_of(graph) == {
+        (ds("bronze/orders"), job("silver.clean_orders")),
+        (job("silver.clean_orders"), ds("silver/orders")),
+        (ds("silver/orders"), job("silver.build_order_lines")),
+        (job("silver.build_order_lines"), ds("silver/order_lines")),
+        (ds("silver/orders"), job("gold.customer_lifetime_value")),
+        (job("gold.customer_lifetime_value"), ds("gold/customer_ltv")),
+    }
+    nodes = {n["id"]: n for n in graph["nodes"]}
+    # Left to right: data flows towards larger x.
+    assert nodes[ds("bronze/orders")]["x"] < nodes[ds("silver/orders")]["x"] < nodes[ds("gold/customer_ltv")]["x"]
+    assert "root" in nodes[ds("silver/orders")]["classes"]
+    # Job nodes carry their latest run's state and start time.
+    assert nodes[job("silver.clean_orders")]["state"] == "COMPLETED"
+    assert "2026-11-03" in nodes[job("silver.clean_orders")]["label"]
+    expect(page.get_by_test_id("graph-status")).to_contain_text("7 nodes, 6 edges")
+
+
+def test_expand_downstream_one_hop_from_a_clicked_node(page: Page) -> None:
+    page.goto(f"/lineage?nodeId={quote(ds('silver/orders'))}&direction=both&depth=2")
+    graph = wait_for_graph(page)
+    assert job("gold.daily_revenue") not in {n["id"] for n in graph["nodes"]}
+    click_node(page, graph, ds("silver/order_lines"))
+    expect(page.get_by_test_id("panel")).to_contain_text("silver/order_lines")
+    page.get_by_test_id("panel").locator("[data-action=expand-downstream]").click()
+    page.wait_for_url(re.compile(r"x=downstream"))
+    graph = wait_for_graph(page)
+    ids = {n["id"] for n in graph["nodes"]}
+    assert {job("gold.daily_revenue"), job("gold.product_performance")} <= ids
+    # one hop: the jobs, not yet their outputs
+    assert ds("gold/daily_revenue") not in ids
+    page.get_by_test_id("panel").wait_for()
+    # The URL holds the view: reloading draws the same graph.
+    page.reload()
+    assert {n["id"] for n in wait_for_graph(page)["nodes"]} == ids
+
+
+def test_path_between_two_nodes_is_highlighted(page: Page) -> None:
+    page.goto(
+        f"/lineage?nodeId={quote(ds('silver/order_lines'))}&direction=both&depth=4"
+        f"&from={quote(ds('bronze/orders'))}&to={quote(ds('gold/daily_revenue'))}"
+    )
+    graph = wait_for_graph(page)
+    on_path = {n["id"] for n in graph["nodes"] if "on-path" in n["classes"]}
+    assert on_path == {
+        ds("bronze/orders"), job("silver.clean_orders"), ds("silver/orders"),
+        job("silver.build_order_lines"), ds("silver/order_lines"),
+        job("gold.daily_revenue"), ds("gold/daily_revenue"),
+    }
+    dimmed = {n["id"] for n in graph["nodes"] if "dimmed" in n["classes"]}
+    assert ds("bronze/products") in dimmed and job("gold.product_performance") in dimmed
+
+
+def test_collapse_folds_child_jobs_under_their_parent(page: Page) -> None:
+    page.goto(f"/lineage?nodeId={quote(ds('silver/orders'))}&direction=both&depth=2&collapse=1")
+    graph = wait_for_graph(page)
+    jobs = [n for n in graph["nodes"] if n["kind"] == "JOB"]
+    assert [n["id"] for n in jobs] == [job("retail_nightly")]
+    assert "+3 jobs" in jobs[0]["label"]
+    assert (ds("bronze/orders"), job("retail_nightly")) in edges_of(graph)
+    assert (job("retail_nightly"), ds("gold/customer_ltv")) in edges_of(graph)
+
+
+def test_column_view_shows_column_edges_with_transformations(page: Page) -> None:
+    page.goto(f"/lineage?nodeId={quote(field('silver/order_lines', 'line_total'))}&depth=5")
+    graph = wait_for_graph(page, decorated=False)
+    labelled = {(e["source"], e["target"]): e["label"] for e in graph["edges"]}
+    assert labelled == {
+        (field("raw/orders.csv", "quantity"), field("bronze/orders", "quantity")): "transformation",
+        (field("raw/orders.csv", "unit_price"), field("bronze/orders", "unit_price")): "transformation",
+        (field("bronze/orders", "quantity"), field("silver/orders", "quantity")): "identity",
+        (field("bronze/orders", "unit_price"), field("silver/orders", "unit_price")): "identity",
+        (field("silver/orders", "quantity"), field("silver/order_lines", "line_total")): "transformation",
+        (field("silver/orders", "unit_price"), field("silver/order_lines", "line_total")): "transformation",
+        (field("silver/order_lines", "line_total"), field("gold/daily_revenue", "revenue")): "aggregation",
+        (field("silver/order_lines", "line_total"), field("gold/product_performance", "revenue")): "aggregation",
+    }
+    # Fields are grouped in a box per dataset.
+    parents = {n["id"]: n["parent"] for n in graph["nodes"] if n["kind"] == "DATASET_FIELD"}
+    assert parents[field("silver/orders", "quantity")] == ds("silver/orders")
+    vias = {e["via"] for e in graph["edges"]}
+    assert job("silver.build_order_lines") in vias
+
+
+def test_pick_a_column_from_the_dataset_page(page: Page) -> None:
+    page.goto(f"/datasets/file/{quote(ROOT + '/gold/daily_revenue', safe='')}")
+    page.get_by_test_id("schema").locator("a[data-field=revenue]").click()
+    graph = wait_for_graph(page, decorated=False)
+    assert (field("silver/order_lines", "line_total"), field("gold/daily_revenue", "revenue")) in edges_of(graph)
+
+
+def test_dataset_page_shows_versions_and_their_schema_diff(page: Page) -> None:
+    page.goto(f"/datasets/file/{quote(ROOT + '/silver/orders', safe='')}")
+    expect(page.get_by_role("heading", name=f"{ROOT}/silver/orders")).to_be_visible()
+    expect(page.get_by_test_id("schema")).to_contain_text("is_weekend")
+    versions = page.get_by_test_id("versions").locator("tbody tr")
+    assert versions.count() >= 2
+    diff = page.get_by_test_id("diff")
+    expect(diff).to_contain_text("1 change(s)")
+    expect(diff.locator("[data-change=added]")).to_have_text("is_weekend")
+    # Any two versions: the two oldest are identical.
+    count = versions.count()
+    options = page.get_by_test_id("version-a").locator("option")
+    oldest, second = options.nth(count - 1).get_attribute("value"), options.nth(count - 2).get_attribute("value")
+    page.get_by_test_id("version-b").select_option(second)
+    page.get_by_test_id("version-a").select_option(oldest)
+    expect(page.get_by_test_id("diff")).to_contain_text("No schema change")
+    assert f"a={oldest}" in page.url and f"b={second}" in page.url
+
+
+def test_job_page_shows_runs_sql_and_io(page: Page) -> None:
+    page.goto("/jobs/retail/gold.customer_lifetime_value")
+    runs = page.get_by_test_id("runs")
+    expect(runs.locator("tbody tr")).to_have_count(4)  # three nights, one failed attempt retried
+    expect(runs).to_contain_text("FAILED")
+    expect(runs).to_contain_text("COMPLETED")
+    expect(page.get_by_test_id("sql")).to_contain_text("GROUP BY o.customer_id")
+    expect(page.get_by_text(f"{ROOT}/silver/customers")).to_be_visible()
+
+
+def test_run_page_shows_error_versions_and_parent_child_runs(page: Page) -> None:
+    page.goto("/jobs/retail/gold.customer_lifetime_value")
+    page.get_by_test_id("runs").locator("tr", has_text="FAILED").locator("a").click()
+    expect(page.get_by_test_id("error-message")).to_contain_text("executor lost (OOM)")
+    expect(page.get_by_test_id("inputs")).to_contain_text(f"{ROOT}/silver/orders")
+    page.get_by_role("link", name=re.compile(r"^[0-9a-f]{8}$")).first.click()  # the parent run
+    expect(page.get_by_test_id("children")).to_contain_text("gold.customer_lifetime_value")
+    expect(page.get_by_test_id("children").locator("tbody tr")).to_have_count(10)
+    expect(page.get_by_test_id("outputs")).to_have_count(1)
+
+
+def test_search_box_suggests_and_opens_the_graph(page: Page) -> None:
+    page.goto("/")
+    box = page.locator("#search-slot input")
+    box.fill("order_lines")
+    suggestion = page.locator("#search-slot li[data-node-id]", has_text="silver/order_lines")
+    expect(suggestion).to_be_visible()
+    suggestion.click()
+    page.wait_for_url(re.compile(r"/lineage\?nodeId="))
+    graph = wait_for_graph(page)
+    assert ds("silver/order_lines") in {n["id"] for n in graph["nodes"]}
+
+
+def test_search_results_page(page: Page) -> None:
+    page.goto("/search?q=orders")
+    results = page.locator(".search-results tbody tr")
+    expect(results.first).to_be_visible()
+    assert results.count() >= 4
+    expect(page.locator(".search-results")).to_contain_text("silver.clean_orders")
+
+
+def test_unknown_node_shows_the_servers_message(page: Page) -> None:
+    page.goto(f"/lineage?nodeId={quote(ds('nope'))}")
+    expect(page.get_by_role("alert")).to_contain_text("not found")
+
+
+def test_screenshots_are_saved() -> None:
+    # Runs after the others in this module: their screenshots exist.
+    assert (ARTIFACTS / "test_graph_shows_the_directed_neighbourhood.png").is_file()
