@@ -31,7 +31,6 @@ import json
 import os
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -129,7 +128,9 @@ class Connection:
             await self.writer.wait_closed()
 
 
-async def drive(port: int, path: str, bodies: list[bytes], clients: int) -> tuple[float, list[float]]:
+async def drive(
+    port: int, path: str, bodies: list[bytes], clients: int
+) -> tuple[float, list[float]]:
     """Send ``bodies`` from ``clients`` concurrent connections; (seconds, latencies)."""
     queue = list(reversed(bodies))
     latencies: list[float] = []
@@ -272,7 +273,8 @@ def bench_breakdown(db_url: str, batches: int) -> None:
         store.close()
     print(f"  {'decode + validate':<28} {parse_us:9.1f} us CPU/event "
           f"({1e6 / parse_us:,.0f} events per CPU-second)")
-    print(f"  {'store.record_events (500s)':<28} {len(events) / store_seconds:>9,.0f} events/s wall, "
+    print(f"  {'store.record_events (500s)':<28} "
+          f"{len(events) / store_seconds:>9,.0f} events/s wall, "
           f"{store_cpu / len(events) * 1e6:,.0f} us CPU/event in this process "
           f"({len(events) / store_cpu:,.0f} events per CPU-second)")
 

@@ -3,21 +3,22 @@
 Every setting has a ``HEADWATER_*`` environment variable and, for ``headwater
 serve``, a command-line option that overrides it:
 
-=========================  ===========================  ==============================================
-setting                    environment variable         meaning (default)
-=========================  ===========================  ==============================================
-``db_url``                 ``HEADWATER_DB_URL``         SQLAlchemy URL of the store
-                                                        (``sqlite:///<data_dir>/headwater.db``)
-``data_dir``               ``HEADWATER_DATA_DIR``       directory for the default SQLite file
-                                                        (``.headwater``)
-``host``                   ``HEADWATER_HOST``           address ``serve`` binds (``127.0.0.1``)
-``port``                   ``HEADWATER_PORT``           port ``serve`` listens on (``5000``, as Marquez)
-``api_key``                ``HEADWATER_API_KEY``        bearer token required on writes (none: open)
-``max_body_bytes``         ``HEADWATER_MAX_BODY_BYTES`` largest accepted request body, after gzip
-                                                        decompression (``10485760``, 10 MB)
-``log_level``              ``HEADWATER_LOG_LEVEL``      server log level (``info``)
-``access_log``             ``HEADWATER_ACCESS_LOG``     log every request (``false``)
-=========================  ===========================  ==============================================
+==================  ============================  ===========================================
+setting             environment variable          meaning (default)
+==================  ============================  ===========================================
+``db_url``          ``HEADWATER_DB_URL``          SQLAlchemy URL of the store
+                                                  (``sqlite:///<data_dir>/headwater.db``)
+``data_dir``        ``HEADWATER_DATA_DIR``        folder of the default SQLite file
+                                                  (``.headwater``)
+``host``            ``HEADWATER_HOST``            address ``serve`` binds (``127.0.0.1``)
+``port``            ``HEADWATER_PORT``            port ``serve`` listens on (``5000``, as
+                                                  Marquez)
+``api_key``         ``HEADWATER_API_KEY``         bearer token required on writes (none)
+``max_body_bytes``  ``HEADWATER_MAX_BODY_BYTES``  largest request body, after gzip
+                                                  decompression (``10485760``, 10 MB)
+``log_level``       ``HEADWATER_LOG_LEVEL``       server log level (``info``)
+``access_log``      ``HEADWATER_ACCESS_LOG``      log every request (``false``)
+==================  ============================  ===========================================
 
 A test keeps this table, :class:`Settings` and ``headwater serve --help`` in
 step.

@@ -76,7 +76,8 @@ def test_demo_serves_until_interrupted(tmp_path: Path) -> None:
     try:
         deadline = time.monotonic() + 60
         while True:
-            assert process.poll() is None, process.stdout.read().decode()  # type: ignore[union-attr]
+            assert process.stdout is not None
+            assert process.poll() is None, process.stdout.read().decode()
             try:
                 response = httpx.get(f"http://127.0.0.1:{port}/api/v1/health", timeout=1)
                 if response.status_code == 200:

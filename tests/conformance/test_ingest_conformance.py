@@ -40,6 +40,7 @@ FLINK = CONFORMANCE / "openlineage-flink"
 
 NOT_EVENTS = re.compile(r"^(lineage__node|column_lineage__node|mappers__.*|facets__.*)\.json$")
 TEMPLATE = "docker__metadata.template.json"
+FLINK_PRODUCER = "https://github.com/OpenLineage/OpenLineage/tree/1.0.0/integration/flink"
 
 
 @pytest.fixture
@@ -94,7 +95,9 @@ def fill_marquez_template(text: str, start: datetime) -> list[dict[str, Any]]:
         name = match.group(1)
         if name == "RUN_START_TIME":
             return start.isoformat()
-        minutes = int(re.fullmatch(r"RUN_END_TIME_AFTER_(\d+)_MINUTES", name).group(1))  # type: ignore[union-attr]
+        after = re.fullmatch(r"RUN_END_TIME_AFTER_(\d+)_MINUTES", name)
+        assert after is not None, name
+        minutes = int(after.group(1))
         return (start + timedelta(minutes=minutes)).isoformat()
 
     filled = re.sub(r"\{\{(\w+)\}\}", replace, text)
@@ -196,6 +199,6 @@ def test_flink_event_ingests(client: TestClient, store: Store, path: Path) -> No
     event = fill_json_unit(json.loads(path.read_text()))
     event.setdefault("eventTime", "2026-11-01T00:00:00Z")
     event["job"].setdefault("name", path.stem)  # flink2__expected_kafka_topic_pattern omits it
-    event.setdefault("producer", "https://github.com/OpenLineage/OpenLineage/tree/1.0.0/integration/flink")
+    event.setdefault("producer", FLINK_PRODUCER)
     post(client, event)
     assert store.counts()["events"] == 1

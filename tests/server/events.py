@@ -37,7 +37,8 @@ def run_event(
                 "facets": {
                     "schema": {
                         "_producer": PRODUCER,
-                        "_schemaURL": "https://openlineage.io/spec/facets/1-1-1/SchemaDatasetFacet.json",
+                        "_schemaURL": "https://openlineage.io/spec/facets/1-1-1/"
+                        "SchemaDatasetFacet.json",
                         "fields": [{"name": "order_id", "type": "long"}],
                     }
                 },

@@ -155,7 +155,8 @@ def test_batch_duplicates_are_counted(client: TestClient, store: Store) -> None:
 def test_batch_with_no_valid_event_is_a_400_and_stores_nothing(
     client: TestClient, store: Store
 ) -> None:
-    response = post_json(client, "/api/v1/lineage/batch", [{"eventTime": "x"}, run_event(run_id="1")])
+    batch = [{"eventTime": "x"}, run_event(run_id="1")]
+    response = post_json(client, "/api/v1/lineage/batch", batch)
     assert response.status_code == 400
     body = response.json()
     assert body["field"] == "[0].eventTime"

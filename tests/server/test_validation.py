@@ -94,7 +94,9 @@ BAD_RUN_EVENTS = [
     ("mutate", "field"),
     [pytest.param(m, f, id=title) for title, m, f in BAD_RUN_EVENTS],
 )
-def test_bad_run_event_names_the_field(mutate: Callable[[dict[str, Any]], None], field: str) -> None:
+def test_bad_run_event_names_the_field(
+    mutate: Callable[[dict[str, Any]], None], field: str
+) -> None:
     event = run_event()
     mutate(event)
     with pytest.raises(EventError) as info:
@@ -135,11 +137,14 @@ def test_s3a_and_s3n_namespaces_become_s3_including_column_lineage() -> None:
                         "fields": {
                             "id": {
                                 "inputFields": [
-                                    {"namespace": "s3a://lake", "name": "bronze/orders", "field": "id"}
+                                    {"namespace": "s3a://lake", "name": "bronze/orders",
+                                     "field": "id"}
                                 ]
                             }
                         },
-                        "dataset": [{"namespace": "s3n://lake", "name": "bronze/orders", "field": "x"}],
+                        "dataset": [
+                            {"namespace": "s3n://lake", "name": "bronze/orders", "field": "x"}
+                        ],
                     }
                 },
             }

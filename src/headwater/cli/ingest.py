@@ -105,8 +105,8 @@ def _run(source: IO[bytes], size: int | None, show: bool, batch_size: int, sink:
         for batch in _batches(items, batch_size):
             sink(batch)
         return
-    with click.progressbar(length=size or 0, label="ingesting", file=click.get_text_stream("stderr"),
-                           show_pos=False) as bar:
+    stderr = click.get_text_stream("stderr")
+    with click.progressbar(length=size or 0, label="ingesting", file=stderr) as bar:
         done = 0
         for batch in _batches(items, batch_size):
             sink(batch)

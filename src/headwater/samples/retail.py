@@ -9,13 +9,15 @@ load is all duplicates.
 
 Layout (all datasets in the ``file`` namespace under ``/warehouse/retail``)::
 
-    raw/orders.csv ─ bronze.ingest_orders ─▶ bronze/orders ─ silver.clean_orders ─▶ silver/orders ┐
-    raw/customers.csv ─ bronze.ingest_customers ─▶ bronze/customers ─ silver.clean_customers ─▶ silver/customers
-    raw/products.json ─ bronze.ingest_products ─▶ bronze/products ───────────┐                    │
-    silver/orders + bronze/products ─ silver.build_order_lines ─▶ silver/order_lines             │
-    silver/order_lines ─ gold.daily_revenue ─▶ gold/daily_revenue                                 │
-    silver/order_lines + bronze/products ─ gold.product_performance ─▶ gold/product_performance   │
-    silver/orders + silver/customers ─ gold.customer_lifetime_value ─▶ gold/customer_ltv ◀────────┘
+    bronze.ingest_orders      raw/orders.csv      -> bronze/orders
+    bronze.ingest_customers   raw/customers.csv   -> bronze/customers
+    bronze.ingest_products    raw/products.json   -> bronze/products
+    silver.clean_orders       bronze/orders       -> silver/orders
+    silver.clean_customers    bronze/customers    -> silver/customers
+    silver.build_order_lines  silver/orders + bronze/products -> silver/order_lines
+    gold.daily_revenue        silver/order_lines  -> gold/daily_revenue
+    gold.product_performance  silver/order_lines + bronze/products -> gold/product_performance
+    gold.customer_lifetime_value  silver/orders + silver/customers -> gold/customer_ltv
 
 On the third night ``silver/orders`` gains an ``is_weekend`` column (schema drift).
 """
@@ -70,7 +72,8 @@ class _Job:
     rows: int = 0
 
 
-def _c(name: str, type_: str, *sources: str, subtype: str = "IDENTITY", masking: bool = False) -> _Col:
+def _c(name: str, type_: str, *sources: str, subtype: str = "IDENTITY",
+       masking: bool = False) -> _Col:
     pairs = tuple((s.rsplit(".", 1)[0], s.rsplit(".", 1)[1]) for s in sources)
     return _Col(name, type_, pairs, subtype, masking)
 

@@ -79,7 +79,7 @@ def error_body(message: str, field: str | None = None, **extra: Any) -> dict[str
 
 
 def _location(loc: tuple[Any, ...]) -> str:
-    """FastAPI's ``("query", "limit")`` / ``("body", "run", 0)`` as ``query.limit`` / ``body.run[0]``."""
+    """A FastAPI error location as a path: ``("query", "limit")`` -> ``query.limit``."""
     out = ""
     for part in loc:
         if isinstance(part, int):
