@@ -20,6 +20,7 @@ meaning flips between tools.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -103,6 +104,11 @@ class NodeId:
         A ``#version`` suffix (Marquez's column-lineage spelling of a pinned
         version) is split off into :attr:`version`.
         """
+        # Walks parse the same ids several times (frontier, answer, node data).
+        return _parse_cached(text)
+
+    @classmethod
+    def _parse(cls, text: str) -> NodeId:
         prefix, sep, rest = text.partition(":")
         node_type = _TYPES_BY_PREFIX.get(prefix)
         if not sep or node_type is None:
@@ -137,6 +143,11 @@ class NodeId:
         if self.type is NodeType.DATASET_FIELD:
             text += f":{self.field}"
         return text
+
+
+@functools.lru_cache(maxsize=65_536)
+def _parse_cached(text: str) -> NodeId:
+    return NodeId._parse(text)
 
 
 def _split_namespace(rest: str, text: str) -> tuple[str, str]:

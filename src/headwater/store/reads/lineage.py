@@ -350,21 +350,30 @@ class ColumnLineage:
                     "names": sorted({name for name, _ in batch}),
                     "fields": sorted({field for _, field in batch}),
                 }
+                # Two IN lists (which both databases serve from an index; a row-value
+                # IN is not) match their cross product: keep only the asked pairs.
                 pairs = set(batch)
-                for row in self.conn.execute(statement, values):
-                    if (row.near_name, row.near_field) not in pairs:
-                        continue  # the IN lists match a cross product; keep asked pairs
-                    near = f"datasetField:{namespace}:{row.near_name}:{row.near_field}"
-                    other = f"datasetField:{row.far_namespace}:{row.far_name}:{row.far_field}"
-                    via = f"job:{row.job_namespace}:{row.job_name}" if row.job_name else None
+                for (
+                    near_name,
+                    near_field,
+                    far_field,
+                    far_name,
+                    far_namespace,
+                    kind,
+                    subtype,
+                    description,
+                    masking,
+                    job_name,
+                    job_namespace,
+                ) in self.conn.execute(statement, values).all():
+                    if (near_name, near_field) not in pairs:
+                        continue
+                    near = f"datasetField:{namespace}:{near_name}:{near_field}"
+                    other = f"datasetField:{far_namespace}:{far_name}:{far_field}"
+                    via = f"job:{job_namespace}:{job_name}" if job_name else None
                     up, down = (other, near) if upstream else (near, other)
                     grouped[(up, down, via)].append(
-                        Transformation(
-                            row.transformation_type or "",
-                            row.transformation_subtype or None,
-                            row.description,
-                            bool(row.masking),
-                        )
+                        Transformation(kind or "", subtype or None, description, bool(masking))
                     )
         return [
             Edge(up, down, via, tuple(sorted(trs, key=lambda tr: (tr.type, tr.subtype or ""))))
@@ -373,7 +382,7 @@ class ColumnLineage:
 
 
 def _column_statement(upstream: bool, until: bool) -> sa.Select[Any]:
-    """Column edges next to the fields ``names`` x ``fields`` of datasets in ``namespace``."""
+    """Column edges next to fields ``names`` x ``fields`` of datasets in ``namespace``."""
     cl = t.column_lineage
     near_ds, near_field, far_ds, far_field = (
         (cl.c.target_dataset_id, cl.c.target_field, cl.c.source_dataset_id, cl.c.source_field)
