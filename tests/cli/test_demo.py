@@ -49,14 +49,16 @@ def test_sample_covers_bronze_silver_gold_with_column_lineage_and_a_failure() ->
 def test_demo_twice_without_serving(tmp_path: Path) -> None:
     runner = CliRunner()
     data_dir = tmp_path / "hw"
-    first = runner.invoke(main, ["demo", "--no-serve", "--data-dir", str(data_dir)], env={})
+    first = runner.invoke(main, ["demo", "--no-serve", "--data-dir", str(data_dir)],
+                           env={"HEADWATER_DB_URL": None})
     assert first.exit_code == 0, first.output
     assert str(data_dir.resolve()) in first.output
     total = len(retail_events())
     assert f"{total} events ({total} new, 0 already loaded, 0 rejected)" in first.output
     assert "jobs" in first.output and "datasets" in first.output
 
-    second = runner.invoke(main, ["demo", "--no-serve", "--data-dir", str(data_dir)], env={})
+    second = runner.invoke(main, ["demo", "--no-serve", "--data-dir", str(data_dir)],
+                           env={"HEADWATER_DB_URL": None})
     assert second.exit_code == 0, second.output
     assert f"(0 new, {total} already loaded, 0 rejected)" in second.output
 
@@ -68,7 +70,8 @@ def test_demo_twice_without_serving(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_demo_serves_until_interrupted(tmp_path: Path) -> None:
     port = free_port()
-    env = {**os.environ, "HEADWATER_DATA_DIR": str(tmp_path / "hw")}
+    env = {k: v for k, v in os.environ.items() if k != "HEADWATER_DB_URL"}
+    env["HEADWATER_DATA_DIR"] = str(tmp_path / "hw")
     process = subprocess.Popen(
         [sys.executable, "-m", "headwater", "demo", "--host", "127.0.0.1", "--port", str(port)],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path,

@@ -92,6 +92,18 @@ def test_gzip_body_is_accepted(client: TestClient, store: Store) -> None:
     assert stored_events(store) == 1
 
 
+def test_gzip_batch_is_accepted(client: TestClient, store: Store) -> None:
+    body = gzip.compress(json.dumps([run_event(), dataset_event()]).encode())
+    response = client.post(
+        "/api/v1/lineage/batch",
+        content=body,
+        headers={"Content-Type": "application/json", "Content-Encoding": "gzip"},
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["summary"]["successful"] == 2
+    assert stored_events(store) == 2
+
+
 def test_concurrent_posts_are_all_stored(store: Store) -> None:
     app = create_app(Settings(), store)
     events = [run_event() for _ in range(48)]
