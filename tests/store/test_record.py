@@ -161,3 +161,33 @@ def test_bad_event_names_the_field_and_writes_nothing(store: Store) -> None:
     else:
         raise AssertionError("bad eventTime accepted")
     assert store.counts()["events"] == 0
+
+
+def test_odd_but_valid_inputs_are_stored(store: Store) -> None:
+    long_run = "r" * 300  # producers choose run ids; no column length may reject one
+    event = run_event("START", "2024-01-01T00:00:00Z", long_run,
+                      run_facets={"nullFacet": None, "free": facet(any={"nested": [1, None]})},
+                      outputs=[dataset("file", "/o", lifecycleStateChange=facet(
+                          lifecycleStateChange="A_STATE_NAME_LONGER_THAN_THIRTY_TWO_CHARS"))])
+    event["eventType"] = "START"
+    store.record_events([event, run_event(None, "2024-01-01T00:00:01Z", long_run)])
+    (run,) = rows(store, sa.select(t.runs.c.uuid, t.runs.c.state))
+    assert tuple(run) == (long_run, "START")  # an event without eventType changes no state
+    names = {r.name for r in rows(store, sa.select(t.facets.c.name).where(t.facets.c.kind == "run"))}
+    assert names == {"free"}
+    (ds,) = rows(store, sa.select(t.datasets.c.lifecycle_state))
+    assert ds.lifecycle_state == "A_STATE_NAME_LONGER_THAN_THIRTY_TWO_CHARS"
+
+
+def test_dataset_and_job_events(store: Store) -> None:
+    by_name = dict(marquez_events())
+    store.record_events([by_name["open_lineage__event_dataset_event.json"],
+                         by_name["open_lineage__event_job_event.json"]])
+    counts = store.counts()
+    assert counts["runs"] == 0 and counts["jobs"] == 1
+    assert counts["dataset_versions"] == 1  # the DatasetEvent's own version
+    (ds,) = rows(store, sa.select(t.datasets.c.fields).where(
+        t.datasets.c.name == "my-dataset-name"))
+    assert [f["name"] for f in ds.fields] == ["col_a"]
+    (ev,) = rows(store, sa.select(t.events.c.event_time).where(t.events.c.kind == "dataset"))
+    assert ev.event_time.isoformat() == "2020-12-28T09:52:00.001000"  # +10:00 taken to UTC

@@ -73,9 +73,9 @@ events = sa.Table(
     sa.Column("id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), primary_key=True),
     sa.Column("event_hash", sa.String(64), nullable=False, unique=True),
     sa.Column("event_time", sa.DateTime(), nullable=False, index=True),
-    sa.Column("event_type", sa.String(16), nullable=True),
+    sa.Column("event_type", sa.Text(), nullable=True),
     sa.Column("kind", sa.String(8), nullable=False),  # run | job | dataset
-    sa.Column("run_uuid", sa.String(64), nullable=True, index=True),
+    sa.Column("run_uuid", sa.Text(), nullable=True, index=True),
     sa.Column("job_namespace", sa.Text(), nullable=True),
     sa.Column("job_name", sa.Text(), nullable=True),
     sa.Column("payload", sa.Text(), nullable=False),  # canonical JSON the hash is taken of
@@ -113,7 +113,7 @@ datasets = sa.Table(
     sa.Column("source_name", sa.Text(), nullable=True),
     sa.Column("description", sa.Text(), nullable=True),
     sa.Column("fields", JSONType, nullable=True),  # schema facet ``fields`` as sent
-    sa.Column("lifecycle_state", sa.String(32), nullable=True),
+    sa.Column("lifecycle_state", sa.Text(), nullable=True),
     sa.Column("current_version_uuid", sa.String(36), nullable=True),
     *_times(),
     sa.UniqueConstraint("namespace_id", "name"),
@@ -126,7 +126,7 @@ dataset_symlinks = sa.Table(
     sa.Column("dataset_id", sa.ForeignKey("datasets.id"), nullable=False),
     sa.Column("namespace", sa.Text(), nullable=False),
     sa.Column("name", sa.Text(), nullable=False),
-    sa.Column("type", sa.String(64), nullable=False),
+    sa.Column("type", sa.Text(), nullable=False),
     *_times(),
     sa.UniqueConstraint("dataset_id", "namespace", "name"),
     sa.Index("ix_dataset_symlinks_namespace_name", "namespace", "name"),
@@ -175,7 +175,7 @@ runs = sa.Table(
     "runs",
     metadata,
     sa.Column("id", sa.Integer(), primary_key=True),
-    sa.Column("uuid", sa.String(64), nullable=False, unique=True),
+    sa.Column("uuid", sa.Text(), nullable=False, unique=True),
     sa.Column("job_id", sa.ForeignKey("jobs.id"), nullable=False),
     sa.Column("job_version_uuid", sa.String(36), nullable=True, index=True),
     # State = the winner among the run's events by (state_rank, state_time,
@@ -189,7 +189,7 @@ runs = sa.Table(
     sa.Column("ended_at", sa.DateTime(), nullable=True),  # time of the terminal state
     sa.Column("nominal_start_time", sa.DateTime(), nullable=True),
     sa.Column("nominal_end_time", sa.DateTime(), nullable=True),
-    sa.Column("parent_run_uuid", sa.String(64), nullable=True, index=True),
+    sa.Column("parent_run_uuid", sa.Text(), nullable=True, index=True),
     *_times(),
     sa.Index("ix_runs_job_id_created_at", "job_id", "created_at"),
 )
@@ -203,9 +203,9 @@ dataset_versions = sa.Table(
     sa.Column("id", sa.Integer(), primary_key=True),
     sa.Column("uuid", sa.String(36), nullable=False, unique=True),
     sa.Column("dataset_id", sa.ForeignKey("datasets.id"), nullable=False),
-    sa.Column("run_uuid", sa.String(64), nullable=True, index=True),
+    sa.Column("run_uuid", sa.Text(), nullable=True, index=True),
     sa.Column("fields", JSONType, nullable=True),
-    sa.Column("lifecycle_state", sa.String(32), nullable=True),
+    sa.Column("lifecycle_state", sa.Text(), nullable=True),
     *_times(),
     sa.Index("ix_dataset_versions_dataset_id_updated_at", "dataset_id", "updated_at"),
 )
@@ -217,7 +217,7 @@ run_inputs = sa.Table(
     "run_inputs",
     metadata,
     sa.Column("id", sa.Integer(), primary_key=True),
-    sa.Column("run_uuid", sa.String(64), nullable=False),
+    sa.Column("run_uuid", sa.Text(), nullable=False),
     sa.Column("dataset_id", sa.ForeignKey("datasets.id"), nullable=False, index=True),
     *_times(),
     sa.UniqueConstraint("run_uuid", "dataset_id"),
@@ -227,7 +227,7 @@ run_outputs = sa.Table(
     "run_outputs",
     metadata,
     sa.Column("id", sa.Integer(), primary_key=True),
-    sa.Column("run_uuid", sa.String(64), nullable=False),
+    sa.Column("run_uuid", sa.Text(), nullable=False),
     sa.Column("dataset_id", sa.ForeignKey("datasets.id"), nullable=False, index=True),
     sa.Column("dataset_version_uuid", sa.String(36), nullable=False),
     *_times(),
@@ -242,7 +242,7 @@ facets = sa.Table(
     sa.Column("id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), primary_key=True),
     sa.Column("kind", sa.String(16), nullable=False),
     sa.Column("subject", sa.Text(), nullable=False),
-    sa.Column("run_uuid", sa.String(64), nullable=False),  # '' unless input/output/job-in-run
+    sa.Column("run_uuid", sa.Text(), nullable=False),  # '' unless input/output/job-in-run
     sa.Column("name", sa.Text(), nullable=False),
     sa.Column("payload", JSONType, nullable=False),
     sa.Column("event_time", sa.DateTime(), nullable=False),
@@ -278,12 +278,12 @@ column_lineage = sa.Table(
     sa.Column("source_field", sa.Text(), nullable=False),
     sa.Column("target_dataset_id", sa.ForeignKey("datasets.id"), nullable=False),
     sa.Column("target_field", sa.Text(), nullable=False),
-    sa.Column("transformation_type", sa.String(32), nullable=False),  # '' if not given
-    sa.Column("transformation_subtype", sa.String(64), nullable=False),
+    sa.Column("transformation_type", sa.Text(), nullable=False),  # '' if not given
+    sa.Column("transformation_subtype", sa.Text(), nullable=False),
     # The latest assertion of the edge (by edge_time, edge_hash) supplies these.
     sa.Column("description", sa.Text(), nullable=True),
     sa.Column("masking", sa.Boolean(), nullable=True),
-    sa.Column("run_uuid", sa.String(64), nullable=True),
+    sa.Column("run_uuid", sa.Text(), nullable=True),
     sa.Column("edge_time", sa.DateTime(), nullable=False),
     sa.Column("edge_hash", sa.String(64), nullable=False),
     *_times(),

@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises:
-Create Date: 2026-11-22 08:20:15.185054
+Create Date: 2026-11-22 08:33:23.589378
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ def upgrade() -> None:
     sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
     sa.Column('event_hash', sa.String(length=64), nullable=False),
     sa.Column('event_time', sa.DateTime(), nullable=False),
-    sa.Column('event_type', sa.String(length=16), nullable=True),
+    sa.Column('event_type', sa.Text(), nullable=True),
     sa.Column('kind', sa.String(length=8), nullable=False),
-    sa.Column('run_uuid', sa.String(length=64), nullable=True),
+    sa.Column('run_uuid', sa.Text(), nullable=True),
     sa.Column('job_namespace', sa.Text(), nullable=True),
     sa.Column('job_name', sa.Text(), nullable=True),
     sa.Column('payload', sa.Text(), nullable=False),
@@ -50,7 +50,7 @@ def upgrade() -> None:
     sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
     sa.Column('kind', sa.String(length=16), nullable=False),
     sa.Column('subject', sa.Text(), nullable=False),
-    sa.Column('run_uuid', sa.String(length=64), nullable=False),
+    sa.Column('run_uuid', sa.Text(), nullable=False),
     sa.Column('name', sa.Text(), nullable=False),
     sa.Column('payload', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
     sa.Column('event_time', sa.DateTime(), nullable=False),
@@ -93,7 +93,7 @@ def upgrade() -> None:
     sa.Column('source_name', sa.Text(), nullable=True),
     sa.Column('description', sa.Text(), nullable=True),
     sa.Column('fields', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=True),
-    sa.Column('lifecycle_state', sa.String(length=32), nullable=True),
+    sa.Column('lifecycle_state', sa.Text(), nullable=True),
     sa.Column('current_version_uuid', sa.String(length=36), nullable=True),
     sa.Column('created_at', sa.DateTime(), nullable=False),
     sa.Column('updated_at', sa.DateTime(), nullable=False),
@@ -135,11 +135,11 @@ def upgrade() -> None:
     sa.Column('source_field', sa.Text(), nullable=False),
     sa.Column('target_dataset_id', sa.Integer(), nullable=False),
     sa.Column('target_field', sa.Text(), nullable=False),
-    sa.Column('transformation_type', sa.String(length=32), nullable=False),
-    sa.Column('transformation_subtype', sa.String(length=64), nullable=False),
+    sa.Column('transformation_type', sa.Text(), nullable=False),
+    sa.Column('transformation_subtype', sa.Text(), nullable=False),
     sa.Column('description', sa.Text(), nullable=True),
     sa.Column('masking', sa.Boolean(), nullable=True),
-    sa.Column('run_uuid', sa.String(length=64), nullable=True),
+    sa.Column('run_uuid', sa.Text(), nullable=True),
     sa.Column('edge_time', sa.DateTime(), nullable=False),
     sa.Column('edge_hash', sa.String(length=64), nullable=False),
     sa.Column('created_at', sa.DateTime(), nullable=False),
@@ -157,7 +157,7 @@ def upgrade() -> None:
     sa.Column('dataset_id', sa.Integer(), nullable=False),
     sa.Column('namespace', sa.Text(), nullable=False),
     sa.Column('name', sa.Text(), nullable=False),
-    sa.Column('type', sa.String(length=64), nullable=False),
+    sa.Column('type', sa.Text(), nullable=False),
     sa.Column('created_at', sa.DateTime(), nullable=False),
     sa.Column('updated_at', sa.DateTime(), nullable=False),
     sa.ForeignKeyConstraint(['dataset_id'], ['datasets.id'], name=op.f('fk_dataset_symlinks_dataset_id_datasets')),
@@ -171,9 +171,9 @@ def upgrade() -> None:
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('uuid', sa.String(length=36), nullable=False),
     sa.Column('dataset_id', sa.Integer(), nullable=False),
-    sa.Column('run_uuid', sa.String(length=64), nullable=True),
+    sa.Column('run_uuid', sa.Text(), nullable=True),
     sa.Column('fields', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=True),
-    sa.Column('lifecycle_state', sa.String(length=32), nullable=True),
+    sa.Column('lifecycle_state', sa.Text(), nullable=True),
     sa.Column('created_at', sa.DateTime(), nullable=False),
     sa.Column('updated_at', sa.DateTime(), nullable=False),
     sa.ForeignKeyConstraint(['dataset_id'], ['datasets.id'], name=op.f('fk_dataset_versions_dataset_id_datasets')),
@@ -213,7 +213,7 @@ def upgrade() -> None:
 
     op.create_table('run_inputs',
     sa.Column('id', sa.Integer(), nullable=False),
-    sa.Column('run_uuid', sa.String(length=64), nullable=False),
+    sa.Column('run_uuid', sa.Text(), nullable=False),
     sa.Column('dataset_id', sa.Integer(), nullable=False),
     sa.Column('created_at', sa.DateTime(), nullable=False),
     sa.Column('updated_at', sa.DateTime(), nullable=False),
@@ -226,7 +226,7 @@ def upgrade() -> None:
 
     op.create_table('run_outputs',
     sa.Column('id', sa.Integer(), nullable=False),
-    sa.Column('run_uuid', sa.String(length=64), nullable=False),
+    sa.Column('run_uuid', sa.Text(), nullable=False),
     sa.Column('dataset_id', sa.Integer(), nullable=False),
     sa.Column('dataset_version_uuid', sa.String(length=36), nullable=False),
     sa.Column('created_at', sa.DateTime(), nullable=False),
@@ -240,7 +240,7 @@ def upgrade() -> None:
 
     op.create_table('runs',
     sa.Column('id', sa.Integer(), nullable=False),
-    sa.Column('uuid', sa.String(length=64), nullable=False),
+    sa.Column('uuid', sa.Text(), nullable=False),
     sa.Column('job_id', sa.Integer(), nullable=False),
     sa.Column('job_version_uuid', sa.String(length=36), nullable=True),
     sa.Column('state', sa.String(length=16), nullable=True),
@@ -251,7 +251,7 @@ def upgrade() -> None:
     sa.Column('ended_at', sa.DateTime(), nullable=True),
     sa.Column('nominal_start_time', sa.DateTime(), nullable=True),
     sa.Column('nominal_end_time', sa.DateTime(), nullable=True),
-    sa.Column('parent_run_uuid', sa.String(length=64), nullable=True),
+    sa.Column('parent_run_uuid', sa.Text(), nullable=True),
     sa.Column('created_at', sa.DateTime(), nullable=False),
     sa.Column('updated_at', sa.DateTime(), nullable=False),
     sa.ForeignKeyConstraint(['job_id'], ['jobs.id'], name=op.f('fk_runs_job_id_jobs')),
