@@ -92,3 +92,16 @@ def test_application_fail_carries_error_message() -> None:
 def test_disabled_facets_are_left_out() -> None:
     model = _model({"spark.openlineage.facets.processing_engine.disabled": "true"})
     assert "processing_engine" not in model.action_run_facets()
+
+
+def test_job_and_run_tags_when_configured() -> None:
+    import dataclasses
+
+    config = dataclasses.replace(AgentConfig.from_sources({}, {}))
+    object.__setattr__(config, "job_tags", (("spark", "true", "CONFIG"), ("key", "value", "CONFIG")))
+    object.__setattr__(config, "run_tags", (("set", "up", "SERVICE"),))
+    model = RunModel(config, "app", "4.0.1", "0.1.0")
+    event = model.application_event("START")
+    validate_event(event)
+    assert event["job"]["facets"]["tags"]["tags"][1] == {"key": "key", "value": "value", "source": "CONFIG"}
+    assert event["run"]["facets"]["tags"]["tags"] == [{"key": "set", "value": "up", "source": "SERVICE"}]

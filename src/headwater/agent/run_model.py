@@ -125,14 +125,25 @@ class RunModel:
         return facets
 
     def _engine_facets(self) -> dict[str, Any]:
-        if not self.enabled("processing_engine"):
-            return {}
-        return {"processing_engine": F.processing_engine_facet(self.spark_version, self.adapter_version)}
+        facets: dict[str, Any] = {}
+        if self.enabled("processing_engine"):
+            facets["processing_engine"] = F.processing_engine_facet(
+                self.spark_version, self.adapter_version
+            )
+        # spark.openlineage.run.tags, when the configuration carries them as
+        # (key, value, source) triples.
+        run_tags = tuple(getattr(self.config, "run_tags", ()) or ())
+        if run_tags and self.enabled("tags"):
+            facets["tags"] = F.tags_facet("tags_run", run_tags)
+        return facets
 
     def job_facets(self, job_type: str, sql: str | None = None) -> dict[str, Any]:
         facets: dict[str, Any] = {}
         if self.enabled("jobType"):
             facets["jobType"] = F.job_type_facet(job_type)
+        job_tags = tuple(getattr(self.config, "job_tags", ()) or ())
+        if job_tags and self.enabled("tags"):
+            facets["tags"] = F.tags_facet("tags_job", job_tags)
         if sql and self.enabled("sql"):
             facets["sql"] = F.sql_facet(sql)
         return facets

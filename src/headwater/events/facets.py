@@ -29,6 +29,7 @@ __all__ = [
     "schema_facet",
     "sql_facet",
     "symlinks_facet",
+    "tags_facet",
 ]
 
 _BASE = "https://openlineage.io/spec/facets"
@@ -54,6 +55,8 @@ FACET_SCHEMA_URLS: Mapping[str, str] = {
     "schema": f"{_BASE}/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
     "sql": f"{_BASE}/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet",
     "symlinks": f"{_BASE}/1-0-1/SymlinksDatasetFacet.json#/$defs/SymlinksDatasetFacet",
+    "tags_job": f"{_BASE}/1-0-0/TagsJobFacet.json#/$defs/TagsJobFacet",
+    "tags_run": f"{_BASE}/1-0-0/TagsRunFacet.json#/$defs/TagsRunFacet",
 }
 
 # A schema field: (name, type, nested fields). Nested fields describe structs,
@@ -187,3 +190,8 @@ def error_message_facet(message: str, stack_trace: str | None) -> dict[str, Any]
     if stack_trace:
         body["stackTrace"] = stack_trace
     return facet("errorMessage", body)
+
+
+def tags_facet(kind: str, tags: Iterable[tuple[str, str, str]]) -> dict[str, Any]:
+    """A ``tags`` facet (``kind`` is ``tags_job`` or ``tags_run``) from (key, value, source)."""
+    return facet(kind, {"tags": [{"key": k, "value": v, "source": s} for k, v, s in tags]})
