@@ -16,6 +16,7 @@ from fastapi import FastAPI
 
 from headwater import __version__
 from headwater.config import Settings
+from headwater.server.coalesce import Coalescer
 from headwater.server.handlers import install_handlers
 
 if TYPE_CHECKING:
@@ -63,6 +64,8 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.store = active_store
+    # Concurrent single-event POSTs share one store call (see server/coalesce.py).
+    app.state.coalescer = Coalescer(active_store)
     # Encoded once so each authenticated write compares bytes in constant time.
     app.state.api_key_bytes = settings.api_key.encode("utf-8") if settings.api_key else None
     install_handlers(app)

@@ -50,8 +50,7 @@ async def post_lineage(request: Request) -> JSONResponse:
             field="body",
         )
     event = check_event(payload)
-    store = request.app.state.store
-    (result,) = await run_in_threadpool(store.record_events, [event])
+    result = await request.app.state.coalescer.record(event)
     return JSONResponse(
         {"status": "success", "eventHash": result.event_hash, "duplicate": result.duplicate}
     )
