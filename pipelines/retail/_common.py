@@ -59,7 +59,9 @@ def parse_args(description: str) -> Paths:
     return Paths(args.data_dir)
 
 
-def session(app_name: str, paths: Paths, catalog: bool = False) -> SparkSession:
+def session(
+    app_name: str, paths: Paths, catalog: bool = False, conf: dict[str, str] | None = None
+) -> SparkSession:
     """A small local session; ``catalog=True`` adds the persistent metastore + warehouse."""
     from pyspark.sql import SparkSession
 
@@ -83,6 +85,8 @@ def session(app_name: str, paths: Paths, catalog: bool = False) -> SparkSession:
                     f"jdbc:derby:;databaseName={paths.metastore / 'metastore_db'};create=true")
             .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={paths.metastore}")
         )
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark

@@ -11,12 +11,19 @@ from pyspark.sql import functions as F
 
 from _common import Paths, parse_args, session
 
+#: Spark ML saves each fitted stage under ``stages/<n>_<Stage>_<random uid>/data``. The
+#: OpenLineage ``removePath`` setting (read by any OpenLineage Spark integration)
+#: cuts the random part, so every training run writes the *same* model datasets.
+STABLE_MODEL_PATHS = {
+    "spark.openlineage.dataset.removePath.pattern": r"(?<remove>_[0-9a-f]{12})/data$",
+}
+
 FEATURES = ["orders_before", "spend_before", "avg_order_value", "sessions", "page_views", "cart_adds"]
 
 
 def main() -> None:
     paths = parse_args(__doc__.splitlines()[0])
-    spark = session("retail_train", paths)
+    spark = session("retail_train", paths, conf=STABLE_MODEL_PATHS)
     data = spark.read.parquet(Paths.uri(paths.features / "customer_features"))
     train, holdout = data.randomSplit([0.8, 0.2], seed=7)
     pipeline = Pipeline(stages=[
