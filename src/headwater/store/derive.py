@@ -1,6 +1,8 @@
 """Columns that are functions of stored facts, re-derived after each batch.
 
-Only rows the batch touched are recomputed, and only changed values are
+Only rows whose inputs the batch touched are recomputed (a dataset that got
+one of its derived-from facets or a version; a version that got a schema or
+lifecycle facet; every run with an event), and only changed values are
 written. Because each value is computed from the stored facts (not from the
 batch), the result is the same whatever order the events arrived in:
 
@@ -29,6 +31,8 @@ import sqlalchemy as sa
 from headwater.store import rules
 from headwater.store import tables as t
 from headwater.store.extract import (
+    DATASET_DERIVED_FACETS,
+    VERSION_DERIVED_FACETS,
     Facts,
     dataset_node,
     job_node,
@@ -130,7 +134,7 @@ def _fields(schema: Any) -> list[Any] | None:
     return value if isinstance(value, list) else None
 
 
-_DATASET_FACETS = ["schema", "documentation", "dataSource", "lifecycleStateChange"]
+_DATASET_FACETS = sorted(DATASET_DERIVED_FACETS)
 _DATASET_COLUMNS = ("source_name", "description", "fields", "lifecycle_state",
                     "current_version_uuid")
 
@@ -174,7 +178,7 @@ def _datasets(conn: sa.Connection, ids: dict[tuple[str, str], int | None]) -> No
 
 
 def _versions(conn: sa.Connection, uuids: list[str]) -> None:
-    facets = _latest_facets(conn, "dataset_version", uuids, ["schema", "lifecycleStateChange"])
+    facets = _latest_facets(conn, "dataset_version", uuids, sorted(VERSION_DERIVED_FACETS))
     updates = []
     for row in conn.execute(_VERSIONS, {"ids": uuids}):
         want = {"fields": _fields(facets.get((row.uuid, "schema"))),

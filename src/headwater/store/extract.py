@@ -30,6 +30,10 @@ _VERSION_NS = uuid.UUID("6f1c2b1e-7a52-4d2e-9a3b-5b0f3c2a9e10")
 
 DatasetKey = tuple[str, str]
 
+#: Facets that datasets' / dataset versions' derived columns are computed from.
+DATASET_DERIVED_FACETS = frozenset({"schema", "documentation", "dataSource", "lifecycleStateChange"})
+VERSION_DERIVED_FACETS = frozenset({"schema", "lifecycleStateChange"})
+
 # isinstance against dict first: events are JSON-decoded dicts, and the
 # Mapping ABC check alone costs more than the rest of a facet's handling.
 _MAP = (dict, Mapping)
@@ -150,6 +154,8 @@ class Facts:
     rows: dict[str, dict[Any, dict[str, Any]]] = field(default_factory=dict)
     touched_runs: set[str] = field(default_factory=set)
     touched_jobs: set[DatasetKey] = field(default_factory=set)
+    #: Datasets and versions whose derived columns may have changed: those that
+    #: got a facet they are derived from, or (datasets) a version.
     touched_datasets: set[DatasetKey] = field(default_factory=set)
     touched_versions: set[str] = field(default_factory=set)
     #: (node id, event hash) -> ``event_subjects`` row.
@@ -240,15 +246,16 @@ class Facts:
             "subject": subject, "event_time": ev.time, "event_hash": ev.event_hash}
 
     def _dataset(self, key: DatasetKey, t: datetime, last: datetime | None = None) -> DatasetKey:
+        # source_name is only written on insert (then derived from dataSource
+        # facets); its default, the namespace, matches what derive computes.
         self.put(rules.DATASETS, key, {"namespace": key[0], "name": key[1], "created_at": t,
-                                       "updated_at": last or t})
-        self.touched_datasets.add(key)
+                                       "updated_at": last or t, "source_name": key[0]})
         return key
 
     def _version(self, version: str, key: DatasetKey, run_uuid: str | None, t: datetime) -> None:
         self.put(rules.DATASET_VERSIONS, version,
                  {"uuid": version, "dataset": key, "run_uuid": run_uuid, "created_at": t, "updated_at": t})
-        self.touched_versions.add(version)
+        self.touched_datasets.add(key)
 
     def _run(self, ev: ParsedEvent) -> None:
         assert ev.run_uuid is not None and ev.job is not None
@@ -286,8 +293,12 @@ class Facts:
     def _dataset_facets(self, key: DatasetKey, facets: Mapping[str, Any],
                         version: str | None, ev: ParsedEvent) -> None:
         self._facet_rows("dataset", dataset_node(*key), "", facets, ev)
+        if not DATASET_DERIVED_FACETS.isdisjoint(facets):
+            self.touched_datasets.add(key)
         if version is not None:
             self._facet_rows("dataset_version", version, "", facets, ev)
+            if not VERSION_DERIVED_FACETS.isdisjoint(facets):
+                self.touched_versions.add(version)
         t, h = ev.time, ev.event_hash
         source = facets.get("dataSource")
         if isinstance(source, _MAP) and isinstance(source.get("name"), str):

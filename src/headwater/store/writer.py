@@ -145,6 +145,7 @@ class Writer:
         datasets = facts.table_rows(rules.DATASETS)
         self.upsert(conn, rules.DATASETS, [
             {"namespace_id": self.namespace_ids.get(k[0]), "name": k[1],
+             "source_name": r["source_name"],
              "created_at": r["created_at"], "updated_at": r["updated_at"]}
             for k, r in datasets.items()])
         self._resolve_named(conn, self.dataset_ids, t.datasets, datasets.keys())
