@@ -95,23 +95,37 @@ def _job_io_statement() -> sa.Select[Any]:
 
 
 def _dataset_jobs_statement(link: sa.Table, current: bool) -> sa.Select[Any]:
-    job_ns = _ns.alias("job_ns")
-    query = (
-        sa.select(_ds.c.name, job_ns.c.name, _j.c.name)
+    """(dataset name, job namespace, job name) for the datasets ``names`` in ``namespace``.
+
+    The runs are reduced to distinct (dataset, job, job version) in a subquery before
+    jobs are joined: PostgreSQL cannot estimate ``runs.job_version_uuid =
+    jobs.current_version_uuid`` and, given the choice, starts from a scan of all runs.
+    """
+    per_run = (
+        sa.select(_ds.c.name, _r.c.job_id, _r.c.job_version_uuid)
         .distinct()
         .join(_ns, _ns.c.id == _ds.c.namespace_id)
         .join(link, link.c.dataset_id == _ds.c.id)
         .join(_r, _r.c.uuid == link.c.run_uuid)
-        .join(_j, _j.c.id == _r.c.job_id)
-        .join(job_ns, job_ns.c.id == _j.c.namespace_id)
         .where(
             _ns.c.name == sa.bindparam("namespace"),
             _ds.c.name.in_(sa.bindparam("names", expanding=True)),
         )
     )
+    if not current:
+        per_run = per_run.where(_r.c.created_at <= sa.bindparam("as_of"))
+    runs = per_run.subquery("runs_of_datasets")
+    job_ns = _ns.alias("job_ns")
+    on = _j.c.id == runs.c.job_id
     if current:
-        return query.where(_r.c.job_version_uuid == _j.c.current_version_uuid)
-    return query.where(_r.c.created_at <= sa.bindparam("as_of"))
+        on = sa.and_(on, _j.c.current_version_uuid == runs.c.job_version_uuid)
+    return (
+        sa.select(runs.c.name, job_ns.c.name, _j.c.name)
+        .distinct()
+        .select_from(runs)
+        .join(_j, on)
+        .join(job_ns, job_ns.c.id == _j.c.namespace_id)
+    )
 
 
 # Built once (see common._ids_statement). Producers of a dataset are found through
