@@ -68,6 +68,7 @@ def test_file_filter_write() -> None:
     assert output["name"] == f"{ROOT}/out_csv"
     assert output["facets"]["lifecycleStateChange"]["lifecycleStateChange"] == "OVERWRITE"
     assert output["outputFacets"]["outputStatistics"]["rowCount"] == 2
+    assert "outputStatistics" not in start["outputs"][0]["outputFacets"]
     assert complete["job"]["name"] == "fixtures.execute_insert_into_hadoop_fs_relation_command.hw_fixtures_out_csv"
     assert lineage_of(complete, "k")[("src", "k")] == {("DIRECT", "IDENTITY", False), ("INDIRECT", "FILTER", False)}
     assert lineage_of(complete, "v")[("src", "k")] == {("INDIRECT", "FILTER", False)}

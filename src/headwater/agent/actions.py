@@ -143,8 +143,9 @@ def action_events(
     events = [start]
     if "numOutputRows" in capture.executed:
         # The action ran Spark jobs that wrote data: the listener reports RUNNING
-        # when those jobs start; we report it once, between START and the end.
-        events.append(event("RUNNING", capture.start_time or capture.end_time, {}, with_stats=False))
+        # as those jobs progress, with the write statistics so far; we report it
+        # once, between START and the end, with the final statistics.
+        events.append(event("RUNNING", capture.start_time or capture.end_time, {}, with_stats=True))
     if capture.error is not None:
         extra = {}
         if enabled("errorMessage"):

@@ -310,11 +310,21 @@ def executed_plan_facts(qe: Any) -> dict[str, Any]:
         plan = plan.child()
         name = str(plan.nodeName())
     facts["node_name"] = name
-    if name == "AdaptiveSparkPlan":
-        # The job name keeps the listener's node name; metrics live in the final plan.
-        plan = plan.executedPlan()
-        if str(plan.nodeName()).startswith("WholeStageCodegen"):
+    # The job name keeps the listener's node name; write metrics live in the
+    # command node, which adaptive execution wraps (AdaptiveSparkPlan -> final
+    # plan -> ResultQueryStage -> ...).
+    for _ in range(6):
+        class_name = str(plan.getClass().getName())
+        if class_name.endswith("DataWritingCommandExec"):
+            break
+        if class_name.endswith("AdaptiveSparkPlanExec"):
+            plan = plan.executedPlan()
+        elif class_name.endswith("QueryStageExec"):
+            plan = plan.plan()
+        elif class_name.endswith("WholeStageCodegenExec"):
             plan = plan.child()
+        else:
+            break
     if str(plan.getClass().getName()).endswith("DataWritingCommandExec"):
         metrics = plan.cmd().metrics()
         for key in ("numOutputRows", "numOutputBytes", "numFiles"):
