@@ -85,6 +85,7 @@ class PlanNode:
     path: tuple[PathStep, ...] = ()
     #: Plans held in fields (``query`` of a CTAS, a cached relation's plan).
     inner: dict[str, PlanNode] = field(default_factory=dict)
+    _parsed: dict[str, list[Expr]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def key(self) -> str:
@@ -101,8 +102,11 @@ class PlanNode:
             stack.extend(reversed(node.children))
 
     def exprs(self, name: str) -> list[Expr]:
-        """The expressions held in field ``name`` (one or a sequence)."""
-        return parse_exprs(self.fields.get(name))
+        """The expressions held in field ``name`` (one or a sequence); parsed once."""
+        parsed = self._parsed.get(name)
+        if parsed is None:
+            parsed = self._parsed[name] = parse_exprs(self.fields.get(name))
+        return parsed
 
     def output(self) -> list[Expr]:
         """The ``output`` attributes a leaf relation declares.

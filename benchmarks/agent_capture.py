@@ -1,0 +1,101 @@
+"""How long the agent spends per action, on the listener thread and on its worker.
+
+    .venv/bin/python benchmarks/agent_capture.py            # worker side, from recorded plans
+    .venv/bin/python benchmarks/agent_capture.py --spark 1 25 50
+        # also the listener-thread capture on a real SparkSession, for plans that
+        # union 1, 25 and 50 file reads (SPARK_LOCAL_IP=127.0.0.1)
+
+The worker-side figure is the time to turn one captured action (plan tree,
+JVM facts) into its START/RUNNING/COMPLETE events: visitors, column lineage,
+facets. The listener-thread figure is what Spark's listener bus waits for:
+one ``toJSON`` of the optimized plan plus the targeted py4j look-ups.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT))
+
+
+def worker_side(repeat: int) -> None:
+    from headwater.agent.actions import ActionCapture, action_events
+    from headwater.agent.config import AgentConfig
+    from headwater.agent.jvm import PlanCapture
+    from headwater.agent.run_model import RunModel
+    from headwater.agent.visitors import VisitContext
+
+    model = RunModel(AgentConfig.from_sources({}, {}), "bench", "4.0.1", "0.1.0")
+    print(f"{'fixture':28} {'plan KB':>8} {'ms/action':>10}")
+    for path in sorted((ROOT / "tests" / "agent" / "fixtures" / "plans").glob("*.json")):
+        data = json.loads(path.read_text())
+        size_kb = len(json.dumps(data["plan"]["plans"])) / 1024
+        timings = []
+        for _ in range(repeat):
+            began = time.perf_counter()
+            plan = PlanCapture.from_json(data["plan"])
+            capture = ActionCapture(data["func_name"], plan, data["tables"], data["executed"], 1.0, 2.0)
+            ctx = VisitContext(capture=plan, tables=data["tables"], warehouse_uri="file:/w")
+            action_events(capture, model, ctx)
+            timings.append(time.perf_counter() - began)
+        print(f"{path.stem:28} {size_kb:8.1f} {statistics.median(timings) * 1000:10.2f}")
+
+
+def listener_side(widths: list[int]) -> None:
+    import os
+
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.java_gateway import ensure_callback_server_started
+    from pyspark.sql import SparkSession
+
+    from headwater.agent.listener import ActionListener, LogOnce
+
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "1")
+        .getOrCreate()
+    )
+    seconds: list[float] = []
+    gateway = spark.sparkContext._gateway
+    ensure_callback_server_started(gateway)
+    listener = ActionListener(
+        spark._jsparkSession, gateway.jvm, lambda c: None, LogOnce(), record_seconds=seconds.append
+    )
+    spark._jsparkSession.listenerManager().register(listener)
+    base = Path(tempfile.mkdtemp())
+    spark.range(10).write.parquet(str(base / "src"))
+    print(f"{'unioned reads':>14} {'capture ms':>11} {'job ms':>8}")
+    for width in widths:
+        seconds.clear()
+        df = spark.read.parquet(str(base / "src"))
+        for _ in range(width - 1):
+            df = df.union(spark.read.parquet(str(base / "src")))
+        began = time.perf_counter()
+        df.write.mode("overwrite").parquet(str(base / f"out{width}"))
+        job = time.perf_counter() - began
+        spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(60_000)
+        print(f"{width:14} {sum(seconds) * 1000:11.1f} {job * 1000:8.0f}")
+    spark.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=50)
+    parser.add_argument("--spark", type=int, nargs="*", help="union widths to capture live")
+    args = parser.parse_args()
+    worker_side(args.repeat)
+    if args.spark:
+        listener_side(args.spark)
+
+
+if __name__ == "__main__":
+    main()
