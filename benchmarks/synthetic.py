@@ -113,7 +113,8 @@ def build_graph(scale: float = 1.0, seed: int = 7, runs_per_job: int = 20) -> Sy
 
 def _column_inputs(rng: random.Random, inputs: list[str]) -> list[tuple[str, str, str, str]]:
     """1-3 distinct input columns (possibly of the same input dataset) with a transformation."""
-    picked = {(rng.choice(inputs), _field(rng.randrange(FIELDS))) for _ in range(rng.choice((1, 2, 2, 3, 3)))}
+    count = rng.choice((1, 2, 2, 3, 3))
+    picked = {(rng.choice(inputs), _field(rng.randrange(FIELDS))) for _ in range(count)}
     return [(src, src_field, *rng.choice(_TRANSFORMS)) for src, src_field in sorted(picked)]
 
 
@@ -173,7 +174,8 @@ def events(graph: SyntheticGraph, start: datetime | None = None) -> Iterator[dic
     rng = random.Random(11)
     raw_schema = {
         "schema": _facet(
-            "SchemaDatasetFacet", fields=[{"name": _field(f), "type": "bigint"} for f in range(FIELDS)]
+            "SchemaDatasetFacet",
+            fields=[{"name": _field(f), "type": "bigint"} for f in range(FIELDS)],
         )
     }
     for round_no in range(graph.runs_per_job):

@@ -59,7 +59,9 @@ def test_as_of_day_one_uses_the_job_version_current_then(retail: TestClient) -> 
         ds("raw.orders"),
     }
     now = _v2(retail, job("build_revenue"), direction="upstream", depth=0)
-    then = _v2(retail, job("build_revenue"), direction="upstream", depth=0, asOf="2026-03-01T23:00:00Z")
+    then = _v2(
+        retail, job("build_revenue"), direction="upstream", depth=0, asOf="2026-03-01T23:00:00Z"
+    )
     assert now["nodes"][0]["data"]["version"] != then["nodes"][0]["data"]["version"]
     assert then["asOf"] == "2026-03-01T23:00:00Z"
 
@@ -108,11 +110,13 @@ def test_column_lineage_crosses_jobs_with_transformations(retail: TestClient) ->
         (e["upstream"], e["downstream"], e["via"], e["transformations"][0]["subtype"])
         for e in body["edges"]
     }
+    total, amount = col("gold.revenue", "total"), col("silver.orders", "amount")
+    revenue, clean = job("build_revenue"), job("clean_orders")
     assert got == {
-        (col("silver.orders", "amount"), col("gold.revenue", "total"), job("build_revenue"), "AGGREGATION"),
-        (col("raw.products", "discount"), col("gold.revenue", "total"), job("build_revenue"), "TRANSFORMATION"),
-        (col("raw.orders", "price"), col("silver.orders", "amount"), job("clean_orders"), "TRANSFORMATION"),
-        (col("raw.orders", "qty"), col("silver.orders", "amount"), job("clean_orders"), "TRANSFORMATION"),
+        (amount, total, revenue, "AGGREGATION"),
+        (col("raw.products", "discount"), total, revenue, "TRANSFORMATION"),
+        (col("raw.orders", "price"), amount, clean, "TRANSFORMATION"),
+        (col("raw.orders", "qty"), amount, clean, "TRANSFORMATION"),
     }
     types = {n["id"]: n["data"]["type"] for n in body["nodes"]}
     assert types[col("gold.revenue", "total")] == "string"
@@ -132,7 +136,10 @@ def test_run_lineage_names_the_run_that_produced_what_a_run_read(retail: TestCli
     assert (f"run:{run_id('clean_orders', 2)}", version_node) in _edges(body)
 
     downstream = _v2(retail, version_node, direction="downstream", depth=1)
-    assert _edges(downstream) == {(version_node, f"run:{reader}"), (version_node, f"run:{run_id('build_ltv', 2)}")}
+    assert _edges(downstream) == {
+        (version_node, f"run:{reader}"),
+        (version_node, f"run:{run_id('build_ltv', 2)}"),
+    }
 
 
 @pytest.mark.parametrize(
@@ -156,7 +163,12 @@ def test_bad_parameters_are_400_naming_the_field(
 
 @pytest.mark.parametrize(
     "node_id",
-    [ds("nope"), job("nope"), "run:00000000-0000-4000-8000-999999999999", col("gold.revenue", "nope")],
+    [
+        ds("nope"),
+        job("nope"),
+        "run:00000000-0000-4000-8000-999999999999",
+        col("gold.revenue", "nope"),
+    ],
 )
 def test_unknown_nodes_are_404(retail: TestClient, node_id: str) -> None:
     response = retail.get("/api/v2/lineage", params={"nodeId": node_id})

@@ -55,7 +55,8 @@ def test_marquez_client_reads_what_was_ingested(tmp_path: Path) -> None:
         assert {d["name"] for d in revenue["inputs"]} == {"raw.products", "silver.orders"}
 
         runs = client.list_job_runs(NS, "build_revenue")
-        assert [r["id"] for r in runs["runs"]] == [run_id("build_revenue", 2), run_id("build_revenue", 1)]
+        newest_first = [run_id("build_revenue", 2), run_id("build_revenue", 1)]
+        assert [r["id"] for r in runs["runs"]] == newest_first
         run = client.get_job_run(run_id("build_revenue", 2))
         assert run["state"] == "COMPLETED"
         assert {v["datasetVersionId"]["version"] for v in run["inputDatasetVersions"]} == {

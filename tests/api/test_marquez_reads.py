@@ -58,7 +58,8 @@ def test_dataset_shape_and_versions(retail: TestClient) -> None:
     assert newest["version"] == dataset["currentVersion"]
     assert newest["createdByRun"]["id"] == run_id("clean_orders", 2)
     assert oldest["createdByRun"]["id"] == run_id("clean_orders", 1)
-    one = _get(retail, f"/api/v1/namespaces/{NS}/datasets/silver.orders/versions/{oldest['version']}")
+    base = f"/api/v1/namespaces/{NS}/datasets/silver.orders/versions"
+    one = _get(retail, f"{base}/{oldest['version']}")
     assert one["id"]["version"] == oldest["version"]
 
 
@@ -78,7 +79,8 @@ def test_jobs_versions_and_runs(retail: TestClient) -> None:
     assert versions["versions"][0]["version"] == revenue["currentVersion"]
     assert versions["versions"][1]["inputs"] == [{"namespace": NS, "name": "silver.orders"}]
     runs = _get(retail, f"/api/v1/namespaces/{NS}/jobs/build_revenue/runs")
-    assert [r["id"] for r in runs["runs"]] == [run_id("build_revenue", 2), run_id("build_revenue", 1)]
+    newest_first = [run_id("build_revenue", 2), run_id("build_revenue", 1)]
+    assert [r["id"] for r in runs["runs"]] == newest_first
     assert runs["totalCount"] == 2
 
 
@@ -111,7 +113,8 @@ def test_v1_lineage_is_marquez_shaped_and_directed(retail: TestClient) -> None:
     revenue = nodes[ds("gold.revenue")]
     assert revenue["type"] == "DATASET"
     assert revenue["data"]["name"] == "gold.revenue"
-    assert revenue["inEdges"] == [{"origin": job("build_revenue"), "destination": ds("gold.revenue")}]
+    into = {"origin": job("build_revenue"), "destination": ds("gold.revenue")}
+    assert revenue["inEdges"] == [into]
     assert revenue["outEdges"] == [{"origin": ds("gold.revenue"), "destination": job("publish")}]
     assert nodes[job("build_revenue")]["type"] == "JOB"
     assert nodes[job("build_revenue")]["data"]["latestRun"]["state"] == "COMPLETED"
@@ -124,15 +127,14 @@ def test_v1_column_lineage(retail: TestClient) -> None:
         col("raw.orders", "price"),
         col("raw.orders", "qty"),
     }
-    amount = next(n for n in upstream["graph"] if n["id"] == col("silver.orders", "amount"))
-    assert amount["type"] == "DATASET_FIELD"
-    assert {(f["dataset"], f["field"]) for f in amount["data"]["inputFields"]} == {
+    node = next(n for n in upstream["graph"] if n["id"] == col("silver.orders", "amount"))
+    assert node["type"] == "DATASET_FIELD"
+    assert {(f["dataset"], f["field"]) for f in node["data"]["inputFields"]} == {
         ("raw.orders", "price"),
         ("raw.orders", "qty"),
     }
-    both = _get(
-        retail, "/api/v1/column-lineage", nodeId=col("silver.orders", "amount"), withDownstream="true"
-    )
+    amount = col("silver.orders", "amount")
+    both = _get(retail, "/api/v1/column-lineage", nodeId=amount, withDownstream="true")
     assert {col("gold.revenue", "total"), col("gold.ltv", "value"), col("report.dash", "total")} < {
         n["id"] for n in both["graph"]
     }
@@ -177,7 +179,8 @@ def test_names_with_slashes_are_addressed_percent_encoded(client: TestClient) ->
         "/api/v1/namespaces/nope",
         "/api/v1/namespaces/nope/datasets",
         f"/api/v1/namespaces/{NS}/datasets/nope",
-        f"/api/v1/namespaces/{NS}/datasets/silver.orders/versions/00000000-0000-4000-8000-000000000000",
+        f"/api/v1/namespaces/{NS}/datasets/silver.orders/versions/"
+        "00000000-0000-4000-8000-000000000000",
         f"/api/v1/namespaces/{NS}/jobs/nope",
         f"/api/v1/namespaces/{NS}/jobs/nope/runs",
         "/api/v1/jobs/runs/00000000-0000-4000-8000-999999999999",

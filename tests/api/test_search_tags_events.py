@@ -34,7 +34,8 @@ def test_search_needs_q(client: TestClient) -> None:
 
 def test_tags_create_assign_and_remove(retail: TestClient) -> None:
     assert retail.put("/api/v1/tags/PII", json={"description": "personal data"}).status_code == 200
-    assert {"name": "PII", "description": "personal data"} in retail.get("/api/v1/tags").json()["tags"]
+    tags = retail.get("/api/v1/tags").json()["tags"]
+    assert {"name": "PII", "description": "personal data"} in tags
 
     tagged = retail.post(f"/api/v1/namespaces/{NS}/datasets/raw.customers/tags/PII")
     assert tagged.status_code == 200, tagged.text
@@ -51,7 +52,8 @@ def test_tags_create_assign_and_remove(retail: TestClient) -> None:
         f"/api/v1/namespaces/{NS}/datasets/raw.customers/fields/name/tags/PII"
     )
     assert all(f["tags"] == [] for f in field_untagged.json()["fields"])
-    assert retail.delete(f"/api/v1/namespaces/{NS}/jobs/clean_customers/tags/PII").json()["tags"] == []
+    job_untagged = retail.delete(f"/api/v1/namespaces/{NS}/jobs/clean_customers/tags/PII")
+    assert job_untagged.json()["tags"] == []
 
 
 @pytest.mark.parametrize(

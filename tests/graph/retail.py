@@ -2,10 +2,13 @@
 
 Table level (datasets and jobs)::
 
-    raw.orders ──▶ job clean_orders ──▶ silver.orders ──▶ job build_revenue ──▶ gold.revenue ──▶ job publish ──▶ report.dash
-    raw.products ─────────────────────────────────────────▶ job build_revenue
+    raw.orders ─▶ clean_orders ─▶ silver.orders ─▶ build_revenue ─▶ gold.revenue ─▶ publish ─▶ report
+    raw.products ────────────────────────────────▶ build_revenue
     silver.orders ──▶ job build_ltv ──▶ gold.ltv
     raw.customers ──▶ job clean_customers ──▶ silver.customers ──▶ job build_ltv
+
+Jobs: clean_orders, clean_customers, build_revenue, build_ltv, publish; ``report`` is
+``report.dash``.
 
 Column level::
 
@@ -54,14 +57,21 @@ def _t(kind: str) -> tuple[Transformation, ...]:
     return (Transformation(kind),)
 
 
+def _column(upstream: str, downstream: str, via: str, kind: str) -> Edge:
+    """``upstream``/``downstream`` as ``dataset.name.field`` (the field after the last dot)."""
+    up_dataset, _, up_field = upstream.rpartition(".")
+    down_dataset, _, down_field = downstream.rpartition(".")
+    return Edge(col(up_dataset, up_field), col(down_dataset, down_field), job(via), _t(kind))
+
+
 COLUMN_EDGES = [
-    Edge(col("raw.orders", "price"), col("silver.orders", "amount"), job("clean_orders"), _t("TRANSFORMATION")),
-    Edge(col("raw.orders", "qty"), col("silver.orders", "amount"), job("clean_orders"), _t("TRANSFORMATION")),
-    Edge(col("raw.orders", "id"), col("silver.orders", "order_id"), job("clean_orders"), _t("IDENTITY")),
-    Edge(col("silver.orders", "amount"), col("gold.revenue", "total"), job("build_revenue"), _t("AGGREGATION")),
-    Edge(col("raw.products", "discount"), col("gold.revenue", "total"), job("build_revenue"), _t("TRANSFORMATION")),
-    Edge(col("silver.orders", "amount"), col("gold.ltv", "value"), job("build_ltv"), _t("AGGREGATION")),
-    Edge(col("gold.revenue", "total"), col("report.dash", "total"), job("publish"), _t("IDENTITY")),
+    _column("raw.orders.price", "silver.orders.amount", "clean_orders", "TRANSFORMATION"),
+    _column("raw.orders.qty", "silver.orders.amount", "clean_orders", "TRANSFORMATION"),
+    _column("raw.orders.id", "silver.orders.order_id", "clean_orders", "IDENTITY"),
+    _column("silver.orders.amount", "gold.revenue.total", "build_revenue", "AGGREGATION"),
+    _column("raw.products.discount", "gold.revenue.total", "build_revenue", "TRANSFORMATION"),
+    _column("silver.orders.amount", "gold.ltv.value", "build_ltv", "AGGREGATION"),
+    _column("gold.revenue.total", "report.dash.total", "publish", "IDENTITY"),
 ]
 
 FIELDS = {

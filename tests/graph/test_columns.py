@@ -29,11 +29,13 @@ def test_gold_total_traces_back_through_every_job_to_raw_columns() -> None:
         col("raw.orders", "price"),
         col("raw.orders", "qty"),
     }
+    total, amount = col("gold.revenue", "total"), col("silver.orders", "amount")
+    revenue, clean = job("build_revenue"), job("clean_orders")
     assert {(e.upstream, e.downstream, e.via, e.transformations[0].type) for e in graph.edges} == {
-        (col("silver.orders", "amount"), col("gold.revenue", "total"), job("build_revenue"), "AGGREGATION"),
-        (col("raw.products", "discount"), col("gold.revenue", "total"), job("build_revenue"), "TRANSFORMATION"),
-        (col("raw.orders", "price"), col("silver.orders", "amount"), job("clean_orders"), "TRANSFORMATION"),
-        (col("raw.orders", "qty"), col("silver.orders", "amount"), job("clean_orders"), "TRANSFORMATION"),
+        (amount, total, revenue, "AGGREGATION"),
+        (col("raw.products", "discount"), total, revenue, "TRANSFORMATION"),
+        (col("raw.orders", "price"), amount, clean, "TRANSFORMATION"),
+        (col("raw.orders", "qty"), amount, clean, "TRANSFORMATION"),
     }
     assert graph.sources() == sorted(
         [col("raw.products", "discount"), col("raw.orders", "price"), col("raw.orders", "qty")]

@@ -17,13 +17,19 @@ from headwater.graph import NodeId, NodeType
             "dataset:postgres://db.local:5432:shop.public.orders",
             NodeId(NodeType.DATASET, "postgres://db.local:5432", "shop.public.orders"),
         ),
-        ("dataset:kafka://broker:9092:topic1", NodeId(NodeType.DATASET, "kafka://broker:9092", "topic1")),
+        (
+            "dataset:kafka://broker:9092:topic1",
+            NodeId(NodeType.DATASET, "kafka://broker:9092", "topic1"),
+        ),
         ("job:spark:etl.clean", NodeId(NodeType.JOB, "spark", "etl.clean")),
         (
             "datasetField:hdfs://nn:8020:/warehouse/t:col_a",
             NodeId(NodeType.DATASET_FIELD, "hdfs://nn:8020", "/warehouse/t", "col_a"),
         ),
-        ("run:0176a8c2-fe01-7439-87e6-56a1a1b4029f", NodeId(NodeType.RUN, name="0176a8c2-fe01-7439-87e6-56a1a1b4029f")),
+        (
+            "run:0176a8c2-fe01-7439-87e6-56a1a1b4029f",
+            NodeId(NodeType.RUN, name="0176a8c2-fe01-7439-87e6-56a1a1b4029f"),
+        ),
     ],
 )
 def test_parse_and_format_round_trip(text: str, expected: NodeId) -> None:
@@ -39,7 +45,8 @@ def test_version_suffix_is_split_off() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["", "orders", "table:ns:orders", "dataset:ns", "dataset::x", "datasetField:ns:t", "run:"]
+    "text",
+    ["", "orders", "table:ns:orders", "dataset:ns", "dataset::x", "datasetField:ns:t", "run:"],
 )
 def test_malformed_ids_raise_value_error(text: str) -> None:
     with pytest.raises(ValueError):

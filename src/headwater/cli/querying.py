@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 import click
 import httpx
@@ -112,7 +112,8 @@ def _directed(
     from headwater.server.routes.reading import parse_time
 
     when: datetime | None = parse_time(as_of, "as-of")
-    answer = directed_lineage(conn, node_id, direction, depth, when, max_nodes)  # type: ignore[arg-type]
+    walk = cast(Literal["upstream", "downstream", "both"], direction)
+    answer = directed_lineage(conn, node_id, walk, depth, when, max_nodes)
     if answer["asOf"] is not None:
         answer["asOf"] = answer["asOf"].isoformat()
     for node in answer["nodes"]:
@@ -125,7 +126,8 @@ def _directed(
 def _search(conn: Any, text: str, kind: str | None, limit: int) -> dict[str, Any]:
     from headwater.store.reads.search import search
 
-    results, total = search(conn, text, kind, "name", limit)  # type: ignore[arg-type]
+    only = cast(Literal["dataset", "job"] | None, kind)
+    results, total = search(conn, text, only, "name", limit)
     for result in results:
         result["updatedAt"] = result["updatedAt"].isoformat() if result["updatedAt"] else None
     return {"totalCount": total, "results": results}

@@ -18,7 +18,9 @@ __all__ = ["search"]
 @click.option("--format", "output", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @target_options
-def search(text: str, kind: str | None, limit: int, output: str, url: str, db_url: str | None) -> None:
+def search(
+    text: str, kind: str | None, limit: int, output: str, url: str, db_url: str | None
+) -> None:
     """Find datasets and jobs by name (case-insensitive; % and _ are wildcards)."""
     answer = Target(url, db_url).search(text, kind, limit)
     if output == "json":
