@@ -74,12 +74,14 @@ _RUNS = (
     .where(_r.c.uuid.in_(_IDS)))
 _LOCATIONS = sa.select(_f.c.run_uuid, _f.c.payload).where(
     _f.c.kind == "job", _f.c.name == "sourceCodeLocation", _f.c.run_uuid.in_(_IDS))
-_RUN_IO = [
-    sa.select(io.c.run_uuid, _ns.c.name.label("namespace"), _d.c.name)
+# Inputs (0) and outputs (1) of runs, as dataset node parts, in one round trip.
+_RUN_IO = sa.union_all(*(
+    sa.select(io.c.run_uuid, sa.literal(side).label("side"), _ns.c.name.label("namespace"),
+              _d.c.name)
     .join(_d, _d.c.id == io.c.dataset_id).join(_ns, _ns.c.id == _d.c.namespace_id)
     .where(io.c.run_uuid.in_(_IDS))
-    for io in (t.run_inputs, t.run_outputs)
-]
+    for side, io in enumerate((t.run_inputs, t.run_outputs))
+))
 _UPDATE_RUN = _r.update().where(_r.c.uuid == sa.bindparam("b_uuid"))
 _jv = t.job_versions
 _DELETE_UNUSED_VERSIONS = _jv.delete().where(
@@ -108,7 +110,7 @@ def after_batch(conn: sa.Connection, writer: Writer, facts: Facts) -> None:
     for part in chunks(facts.touched_versions):
         _versions(conn, part)
     for part in chunks(facts.touched_runs):
-        _runs(conn, writer, part)
+        _runs(conn, writer, facts, part)
 
 
 def _latest_facets(conn: sa.Connection, kind: str, subjects: Iterable[str],
@@ -200,15 +202,14 @@ def _time_or_none(value: Any) -> Any:
 _RUN_COLUMNS = ("job_version_uuid", "nominal_start_time", "nominal_end_time", "parent_run_uuid")
 
 
-def _runs(conn: sa.Connection, writer: Writer, run_uuids: list[str]) -> None:
+def _runs(conn: sa.Connection, writer: Writer, facts: Facts, run_uuids: list[str]) -> None:
     stored = {row.uuid: row for row in conn.execute(_RUNS, {"ids": run_uuids})}
     facets = _latest_facets(conn, "run", [run_node(u) for u in run_uuids], ["nominalTime", "parent"])
     locations = {row.run_uuid: _str(_get(row.payload, "url"))
                  for row in conn.execute(_LOCATIONS, {"ids": run_uuids})}
     io: dict[str, tuple[list[str], list[str]]] = {u: ([], []) for u in run_uuids}
-    for index, query in enumerate(_RUN_IO):
-        for row in conn.execute(query, {"ids": run_uuids}):
-            io[row.run_uuid][index].append(dataset_node(row.namespace, row.name))
+    for row in conn.execute(_RUN_IO, {"ids": run_uuids}):
+        io[row.run_uuid][row.side].append(dataset_node(row.namespace, row.name))
     updates: list[dict[str, Any]] = []
     versions: dict[str, dict[str, Any]] = {}
     old_versions: set[str] = set()
@@ -232,7 +233,10 @@ def _runs(conn: sa.Connection, writer: Writer, run_uuids: list[str]) -> None:
             updates.append({"b_uuid": run_uuid, **want})
         if row.job_version_uuid not in (None, version):
             old_versions.add(row.job_version_uuid)
-        jobs.add(row.job_id)
+        # A job's current version can only move if one of its runs changed
+        # version (or is new) or got an earlier created_at from this batch.
+        if row.job_version_uuid != version or facts.run_created(run_uuid) == row.created_at:
+            jobs.add(row.job_id)
     writer.upsert(conn, rules.JOB_VERSIONS, list(versions.values()))
     if updates:
         conn.execute(_UPDATE_RUN, updates)
@@ -241,7 +245,8 @@ def _runs(conn: sa.Connection, writer: Writer, run_uuids: list[str]) -> None:
         # run uses it any more, else recompute its span from the runs left.
         conn.execute(_DELETE_UNUSED_VERSIONS, {"ids": list(old_versions)})
         conn.execute(_RESPAN_VERSIONS, {"ids": list(old_versions)})
-    _current_job_versions(conn, jobs)
+    if jobs:
+        _current_job_versions(conn, jobs)
 
 
 def _current_job_versions(conn: sa.Connection, job_ids: set[int]) -> None:

@@ -169,6 +169,11 @@ class Facts:
     def table_rows(self, rule: MergeRule) -> dict[Any, dict[str, Any]]:
         return self.rows.get(rule.table.name, {})
 
+    def run_created(self, run_uuid: str) -> datetime | None:
+        """The earliest event time of ``run_uuid`` in this batch."""
+        row = self.rows.get("runs", {}).get(run_uuid)
+        return row["created_at"] if row else None
+
     def finish(self) -> None:
         """Expand what was gathered per batch rather than per event.
 

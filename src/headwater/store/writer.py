@@ -31,6 +31,9 @@ logger = logging.getLogger(__name__)
 # Bound on bound parameters per IN-list (SQLite allows 32,766 per statement).
 CHUNK = 900
 
+# Batches above this many events first ask which hashes are already stored.
+PROBE_MIN = 16
+
 
 def chunks(items: Iterable[Any], size: int = CHUNK) -> Iterator[list[Any]]:
     batch: list[Any] = []
@@ -107,10 +110,14 @@ class Writer:
         unique: dict[str, ParsedEvent] = {}
         for ev in parsed:
             unique.setdefault(ev.event_hash, ev)
+        # Probe for stored hashes first only on big batches: it saves sending
+        # their payloads again, but costs a round trip a single event does not
+        # need (the insert below skips stored rows either way).
         existing: set[str] = set()
-        for part in chunks(unique):
-            existing.update(conn.scalars(sa.select(t.events.c.event_hash)
-                                         .where(t.events.c.event_hash.in_(part))))
+        if len(unique) > PROBE_MIN:
+            for part in chunks(unique):
+                existing.update(conn.scalars(sa.select(t.events.c.event_hash)
+                                             .where(t.events.c.event_hash.in_(part))))
         candidates = [ev for h, ev in unique.items() if h not in existing]
         if not candidates:
             return set()
