@@ -92,3 +92,17 @@ def test_an_existing_sitecustomize_still_runs(tmp_path: Path) -> None:
              "print(getattr(builtins, 'THEIRS_RAN', False), h.installed())")
     result = _headwater("instrument", "--", sys.executable, "-c", probe, env=env)
     assert result.stdout.split() == ["True", "True"], result.stderr
+
+
+def test_the_pth_line_installs_the_hook_only_when_switched_on(tmp_path: Path) -> None:
+    # The line a wheel can ship as headwater-instrument.pth (site-packages runs it at start-up).
+    pth = Path(site_dir()).parent / "headwater-instrument.pth"
+    probe = (f"exec(open({str(pth)!r}).read()); import sys; "
+             "print('headwater.agent.instrument' in sys.modules, 'pyspark' in sys.modules)")
+    env = _base_env(tmp_path)
+    on = subprocess.run([sys.executable, "-c", probe], env={**env, "HEADWATER_INSTRUMENT": "1"},
+                        capture_output=True, text=True, timeout=60, check=True)
+    assert on.stdout.split() == ["True", "False"]
+    off = subprocess.run([sys.executable, "-c", probe], env=env,
+                         capture_output=True, text=True, timeout=60, check=True)
+    assert off.stdout.split() == ["False", "False"]
