@@ -74,6 +74,16 @@ def test_progress_bar_on_request(tmp_path: Path) -> None:
     assert count_events(db_url) == 40
 
 
+def test_progress_bar_counts_events_of_a_json_array(tmp_path: Path) -> None:
+    db_url = f"sqlite:///{tmp_path / 'hw.db'}"
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps([run_event() for _ in range(30)]))
+    code, out, err = invoke(str(path), "--db", db_url, "--progress", "--batch-size", "7")
+    assert code == 0, out
+    assert "ingesting" in err  # (the bar itself is drawn only on a terminal)
+    assert count_events(db_url) == 30
+
+
 def test_db_and_url_are_exclusive(tmp_path: Path) -> None:
     path = tmp_path / "e.json"
     path.write_text("[]")

@@ -100,16 +100,22 @@ _Sink = Callable[[list[_Item]], None]
 
 
 def _run(source: IO[bytes], size: int | None, show: bool, batch_size: int, sink: _Sink) -> None:
-    items = _read_items(source)
+    items, count = _read_items(source)
     if not show:
         for batch in _batches(items, batch_size):
             sink(batch)
         return
+    # A JSON array is decoded whole, so count events; JSON Lines stream, so count bytes.
+    by_events = count is not None
     stderr = click.get_text_stream("stderr")
-    with click.progressbar(length=size or 0, label="ingesting", file=stderr) as bar:
+    length = count if by_events else (size or 0)
+    with click.progressbar(length=length, label="ingesting", file=stderr) as bar:
         done = 0
         for batch in _batches(items, batch_size):
             sink(batch)
+            if by_events:
+                bar.update(len(batch))
+                continue
             position = source.tell() if source.seekable() else done
             bar.update(max(position - done, 0))
             done = position
@@ -172,23 +178,21 @@ def _json_or_none(response: Any) -> Any:
         return None
 
 
-def _read_items(source: IO[bytes]) -> Iterator[_Item]:
-    """Events from a JSON array, a single JSON object, or JSON Lines."""
-    first = _peek_first_byte(source)
-    if first == b"[":
+def _read_items(source: IO[bytes]) -> tuple[Iterator[_Item], int | None]:
+    """Events from a JSON array (with their count), one JSON object, or JSON Lines."""
+    if _peek_first_byte(source) == b"[":
         data = _load_whole(source)
-        for index, event in enumerate(data):
-            yield _Item(f"event [{index}]", event)
-        return
-    # JSON Lines, unless the first line alone is not JSON (a pretty-printed object).
+        return (_Item(f"event [{i}]", event) for i, event in enumerate(data)), len(data)
+    return _read_lines(source), None
+
+
+def _read_lines(source: IO[bytes]) -> Iterator[_Item]:
+    """JSON Lines, unless the first line alone is not JSON (a pretty-printed object)."""
     line_no = 0
-    pending: list[bytes] = []
     for raw in source:
         line_no += 1
         if line_no == 1 and raw.strip() and not _parses(raw):
-            pending.append(raw)
-            rest = source.read()
-            yield _Item("event", _decode_or_broken(b"".join(pending) + rest))
+            yield _Item("event", _decode_or_broken(raw + source.read()))
             return
         if not raw.strip():
             continue
