@@ -7,8 +7,9 @@
 :func:`attach` is idempotent per SparkSession and never raises: on any problem
 it logs and returns a disabled :class:`Agent`. The agent registers a py4j
 ``QueryExecutionListener`` (:mod:`.listener`), emits the application run's
-START at once and its COMPLETE (or FAIL, when the interpreter exits on an
-exception) at :meth:`Agent.close` / exit, and one child run per action.
+START at once and its COMPLETE at :meth:`Agent.close`, ``spark.stop()`` or
+interpreter exit (FAIL when the interpreter exits on an uncaught exception),
+and one child run per action.
 """
 
 from __future__ import annotations
@@ -77,8 +78,25 @@ class Agent:
         )
         self._jsession.listenerManager().register(self._listener)
         _register_exit_hook()
+        self._wrap_stop(spark)
         self.enabled = True
         self._emit(self.model.application_event("START"))
+
+    def _wrap_stop(self, spark: Any) -> None:
+        """End the application run when the session stops, as the listener does at
+        application end (``spark.stop()`` and ``with SparkSession...`` both call it)."""
+        original = spark.stop
+        agent = self
+
+        def stop(*args: Any, **kwargs: Any) -> Any:
+            try:
+                agent.close(getattr(getattr(agent.config, "delivery", None), "flush_timeout", 5.0))
+            except Exception as exc:  # never keep the session from stopping
+                logger.debug("closing the agent at stop failed: %r", exc)
+            return original(*args, **kwargs)
+
+        stop.__doc__ = original.__doc__
+        spark.stop = stop
 
     def _emit(self, event: dict[str, Any]) -> None:
         # The emitter promises not to raise; a custom one might, and the job goes on.
@@ -102,15 +120,18 @@ class Agent:
         for event in events:
             self._emit(event)
 
+    def _wait_for_listener_bus(self, timeout: float) -> None:
+        # Actions reach the listener through Spark's asynchronous listener bus.
+        try:
+            self._jsession.sparkContext().listenerBus().waitUntilEmpty(int(timeout * 1000))
+        except Exception:
+            logger.debug("could not wait for the listener bus", exc_info=True)
+
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every captured action's events reached the emitter and were sent."""
         if not self.enabled:
             return True
-        try:
-            # Actions reach the listener through Spark's asynchronous listener bus.
-            self._jsession.sparkContext().listenerBus().waitUntilEmpty(int(timeout * 1000))
-        except Exception:
-            logger.debug("could not wait for the listener bus", exc_info=True)
+        self._wait_for_listener_bus(timeout)
         drained = self._worker.drain(timeout)
         flush = getattr(self.emitter, "flush", None)
         return bool(drained and (flush(timeout) if flush is not None else True))
@@ -127,6 +148,8 @@ class Agent:
         if not self.enabled:
             return
         try:
+            # Let actions already on Spark's listener bus reach the agent first.
+            self._wait_for_listener_bus(timeout)
             self._listener.active = False
             try:
                 self._jsession.listenerManager().unregister(self._listener)
