@@ -105,6 +105,19 @@ def test_graph_shows_the_directed_neighbourhood(page: Page) -> None:
     expect(page.get_by_test_id("graph-status")).to_contain_text("7 nodes, 6 edges")
 
 
+def test_fast_layered_layout_draws_left_to_right(page: Page) -> None:
+    # Graphs past 150 nodes get headwater's layered layout; ?layout=layered forces it here.
+    page.goto(f"/lineage?nodeId={quote(ds('silver/order_lines'))}&direction=both&depth=10&layout=layered")
+    graph = wait_for_graph(page)
+    nodes = {n["id"]: n for n in graph["nodes"]}
+    assert len(nodes) == 14  # everything upstream and downstream of silver/order_lines
+    for edge in graph["edges"]:
+        assert nodes[edge["source"]]["x"] < nodes[edge["target"]]["x"], edge
+    # No two nodes drawn on top of each other.
+    spots = {(round(n["x"]), round(n["y"])) for n in nodes.values()}
+    assert len(spots) == len(nodes)
+
+
 def test_expand_downstream_one_hop_from_a_clicked_node(page: Page) -> None:
     page.goto(f"/lineage?nodeId={quote(ds('silver/orders'))}&direction=both&depth=2")
     graph = wait_for_graph(page)

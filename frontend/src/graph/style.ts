@@ -77,7 +77,9 @@ export function stylesheet(large: boolean): cytoscape.StylesheetJson {
         "target-arrow-color": "#9aa5b1",
         "target-arrow-shape": "triangle",
         "arrow-scale": 0.8,
-        "curve-style": large ? "straight" : "bezier",
+        // Haystack edges are the cheapest to draw; in a big graph left-to-right shows direction.
+        "curve-style": large ? "haystack" : "bezier",
+        ...(large ? { "target-arrow-shape": "none", "haystack-radius": 0 } : {}),
       },
     },
     {

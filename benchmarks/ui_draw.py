@@ -1,0 +1,185 @@
+"""Web UI draw and pan/zoom times in headless chromium, on synthetic graphs (prints; not pass/fail).
+
+Builds the graph of ``benchmarks/synthetic.py``, ingests it into a SQLite store,
+starts ``headwater serve`` on it (127.0.0.1, free port) and opens the lineage view
+in Debian's chromium (Playwright, never ``playwright install``) around a node
+whose directed neighbourhood holds ``--nodes`` nodes (``maxNodes`` caps it there).
+For each case it prints, over ``--repeat`` page loads:
+
+- first draw: navigation start -> first frame painted with the laid-out graph
+  (page load + API answer + layout + render), and its parts;
+- pan/zoom: frame times while the view pans and zooms for ~2 s (60 fps = 16.7 ms).
+
+Target (issue 6): 1,000 nodes drawn in <= 1.5 s, pan/zoom smooth; 10,000 nodes usable
+through depth limits.
+
+    .venv/bin/python benchmarks/ui_draw.py [--nodes 1000] [--scale 0.02] [--repeat 5]
+        [--layouts layered,dagre] [--large 10000] [--large-scale 0.08]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from itertools import islice
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import synthetic  # noqa: E402
+
+from headwater.server.routes.graph_v2 import directed_lineage  # noqa: E402
+from headwater.store import Store  # noqa: E402
+from tests.server.live import running_server  # noqa: E402
+from tests.ui.browser import chromium  # noqa: E402
+
+# Pans and zooms the view for `frames` animation frames and returns each frame's duration.
+_PAN_ZOOM = """async (frames) => {
+  const times = [];
+  let last = performance.now();
+  for (let i = 0; i < frames; i++) {
+    if (i % 20 < 10) window.headwater.panBy(7, 4); else window.headwater.zoomBy(i % 40 < 30 ? 1.03 : 0.97);
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    const now = performance.now();
+    times.push(now - last);
+    last = now;
+  }
+  return times;
+}"""
+
+
+def ingest(url: str, graph: synthetic.SyntheticGraph) -> Store:
+    store = Store.open(url, migrate=True)
+    events = synthetic.events(graph)
+    while batch := list(islice(events, 500)):
+        store.record_events(batch)
+    return store
+
+
+def pick_root(store: Store, graph: synthetic.SyntheticGraph, nodes: int, depth: int) -> tuple[str, int]:
+    """A dataset whose both-ways neighbourhood at ``depth`` reaches ``nodes`` nodes (or the largest seen)."""
+    ns = synthetic.NAMESPACE
+    middle = [o for job in graph.jobs if synthetic.LAYERS // 3 <= job.layer <= synthetic.LAYERS // 2
+              for o in job.outputs]
+    best = ("", 0)
+    with store.engine.connect() as conn:
+        for name in middle[:: max(1, len(middle) // 40)]:
+            answer = directed_lineage(conn, f"dataset:{ns}:{name}", "both", depth, None, nodes)
+            size = len(answer["nodes"])
+            if size > best[1]:
+                best = (f"dataset:{ns}:{name}", size)
+            if size >= nodes:
+                break
+    return best
+
+
+def _stats(values: list[float]) -> str:
+    ordered = sorted(values)
+    return f"median {statistics.median(ordered):6.0f} ms  max {ordered[-1]:6.0f} ms"
+
+
+def _metrics(cdp: Any) -> dict[str, float]:
+    return {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+
+
+_GO = "(url) => { history.pushState(null, '', url); dispatchEvent(new PopStateEvent('popstate')); }"
+
+
+def measure(browser: Any, base_url: str, query: dict[str, Any], repeat: int, label: str) -> None:
+    """Cold page loads, then in-page navigations measured in wall and main-thread CPU time."""
+    context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    target = f"/lineage?{urlencode(query)}"
+    ready = "[data-testid=graph][data-ready=true]"
+    cold, wall, cpu, layout, paint, frames, frame_cpu = [], [], [], [], [], [], []
+    drawn: dict[str, Any] = {}
+    try:
+        for _ in range(max(1, repeat // 2)):
+            page.goto(target)
+            page.wait_for_selector(ready, timeout=600_000)
+            cold.append(page.evaluate("window.headwater.timings")["sincePageStartMs"])
+        cdp = context.new_cdp_session(page)
+        cdp.send("Performance.enable")
+        for _ in range(repeat):
+            page.evaluate(_GO, "/search")
+            page.wait_for_selector("h1", timeout=60_000)
+            before = _metrics(cdp)
+            page.evaluate(_GO, target)
+            page.wait_for_selector(ready, timeout=600_000)
+            after = _metrics(cdp)
+            timings = page.evaluate("window.headwater.timings")
+            drawn = timings
+            wall.append(timings["firstDrawMs"])
+            layout.append(timings["drawMs"])
+            paint.append(timings["paintMs"])
+            cpu.append((after["ThreadTime"] - before["ThreadTime"]) * 1000)
+            before = _metrics(cdp)
+            times = page.evaluate(_PAN_ZOOM, 120)
+            after = _metrics(cdp)
+            frames += times
+            frame_cpu.append((after["ThreadTime"] - before["ThreadTime"]) * 1000 / len(times))
+    finally:
+        context.close()
+    ordered = sorted(frames)
+    p95 = ordered[int(0.95 * (len(ordered) - 1))]
+    print(f"\n  {label}: {drawn['nodes']:,} nodes, {drawn['edges']:,} edges drawn")
+    print(f"    cold page load -> graph painted      {_stats(cold)}  (wall)")
+    print(f"    in-page navigation -> painted        {_stats(wall)}  (wall)")
+    print(f"      browser main-thread CPU            {_stats(cpu)}")
+    print(f"      layout + scene build (wall)        {_stats(layout)}")
+    print(f"      first paint (wall)                 {_stats(paint)}")
+    print(f"    pan/zoom frames: median {statistics.median(frames):.1f} ms, p95 {p95:.1f} ms wall; "
+          f"main-thread CPU per frame median {statistics.median(frame_cpu):.1f} ms")
+
+
+def run_case(browser: Any, scale: float, nodes: int, repeat: int, layouts: list[str],
+             depths: list[int]) -> None:
+    started = time.perf_counter()
+    graph = synthetic.build_graph(scale, runs_per_job=2)
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{tmp}/ui.db"
+        store = ingest(url, graph)
+        root, size = pick_root(store, graph, nodes, 100)
+        store.close()
+        print(f"\n== scale {scale}: {len(graph.datasets):,} datasets, {len(graph.jobs):,} jobs "
+              f"(built and ingested in {time.perf_counter() - started:.0f} s); root {root}, "
+              f"neighbourhood {size:,} nodes (maxNodes {nodes:,})")
+        print(f"   machine load average (1 min) {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: "
+              "wall times include waiting for a core; CPU times do not")
+        with running_server("--db", url) as base_url:
+            for layout in layouts:
+                query = {"nodeId": root, "direction": "both", "depth": 100, "maxNodes": nodes,
+                         "layout": layout}
+                measure(browser, base_url, query, repeat, f"depth 100, layout {layout}")
+            for depth in depths:
+                query = {"nodeId": root, "direction": "both", "depth": depth, "maxNodes": nodes}
+                measure(browser, base_url, query, repeat, f"depth limit {depth} (default layout)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=1000)
+    parser.add_argument("--scale", type=float, default=0.02)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--layouts", default="layered,dagre",
+                        help="layered (headwater's), dagre (network-simplex ranker)")
+    parser.add_argument("--large", type=int, default=10_000,
+                        help="also a neighbourhood this big (0: skip)")
+    parser.add_argument("--large-scale", type=float, default=0.08)
+    args = parser.parse_args()
+    with chromium() as browser:
+        run_case(browser, args.scale, args.nodes, args.repeat, args.layouts.split(","), [])
+        if args.large:
+            run_case(browser, args.large_scale, args.large, max(1, args.repeat // 2),
+                     ["layered"], [6, 4])
+
+
+if __name__ == "__main__":
+    main()
