@@ -6,10 +6,11 @@ from typing import Any
 
 PRODUCER = "https://example.com/headwater-tests"
 SCHEMA_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/definitions/RunEvent"
+FACET_SCHEMA_URL = "https://openlineage.io/spec/facets/x.json"
 
 
 def facet(**fields: Any) -> dict[str, Any]:
-    return {"_producer": PRODUCER, "_schemaURL": "https://openlineage.io/spec/facets/x.json", **fields}
+    return {"_producer": PRODUCER, "_schemaURL": FACET_SCHEMA_URL, **fields}
 
 
 def dataset(namespace: str, name: str, fields: list[tuple[str, str]] | None = None,

@@ -54,7 +54,9 @@ def dump(store: Store) -> dict[str, list[str]]:
                 for col, value in row.items():
                     if col == "id" or (table.name, col) in EXCLUDED:
                         continue
-                    clean[col] = keys[fks[col]][value] if col in fks and value is not None else value
+                    if col in fks and value is not None:
+                        value = keys[fks[col]][value]
+                    clean[col] = value
                 rows.append(_canonical(clean))
             out[table.name] = sorted(rows)
         reads = [

@@ -20,6 +20,7 @@ from tests.store.builders import PRODUCER, SCHEMA_URL, facet
 
 START = datetime(2024, 3, 1, tzinfo=UTC)
 NS = "spark://prod"
+SPEC = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
 
 
 def _time(t: datetime) -> str:
@@ -85,7 +86,8 @@ def _run_event(event_type: str | None, t: datetime, run_id: str, job: str,
     run_facets: dict[str, Any] = {
         "nominalTime": facet(nominalStartTime=_time(t.replace(minute=0, second=0, microsecond=0)))}
     if parent:
-        run_facets["parent"] = facet(run={"runId": parent}, job={"namespace": NS, "name": "scheduler"})
+        run_facets["parent"] = facet(run={"runId": parent},
+                                     job={"namespace": NS, "name": "scheduler"})
     event: dict[str, Any] = {
         "eventTime": _time(t),
         "run": {"runId": run_id, "facets": run_facets},
@@ -139,7 +141,8 @@ def _events(count: int, seed: int, width: int) -> Iterator[dict[str, Any]]:
             end = mid + timedelta(seconds=rng.randint(1, 60))
             roll = rng.random()
             if roll < 0.85:
-                events.append(_run_event("COMPLETE", end, run_id, job, inputs, outputs, parent=parent))
+                events.append(_run_event("COMPLETE", end, run_id, job, inputs, outputs,
+                                         parent=parent))
             elif roll < 0.95:
                 events.append(_run_event("FAIL", end, run_id, job, inputs, [], parent=parent))
             # else: left open (still RUNNING)
@@ -152,7 +155,7 @@ def _events(count: int, seed: int, width: int) -> Iterator[dict[str, Any]]:
             yield {"eventTime": _time(t + timedelta(seconds=1)),
                    "dataset": pipe.dataset(ds, output=False, inputs=[], run_id=""),
                    "producer": PRODUCER,
-                   "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/definitions/DatasetEvent"}
+                   "schemaURL": SPEC + "#/definitions/DatasetEvent"}
             produced += 1
         if hour % 25 == 11:
             yield {"eventType": "COMPLETE", "eventTime": _time(t + timedelta(seconds=2)),
@@ -160,6 +163,6 @@ def _events(count: int, seed: int, width: int) -> Iterator[dict[str, Any]]:
                    "inputs": [{"namespace": pipe.joined[0], "name": pipe.joined[1]}],
                    "outputs": [{"namespace": "file", "name": f"/backfill/{hour}"}],
                    "producer": PRODUCER,
-                   "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/definitions/JobEvent"}
+                   "schemaURL": SPEC + "#/definitions/JobEvent"}
             produced += 1
         hour += 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
@@ -30,7 +32,7 @@ def test_upgrade_matches_tables_and_downgrade_empties(db_url: str) -> None:
         engine.dispose()
 
 
-def test_open_without_migrate_refuses_an_old_database(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_open_without_migrate_refuses_an_old_database(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'old.db'}"
     try:
         Store.open(url, migrate=False)

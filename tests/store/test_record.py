@@ -72,7 +72,8 @@ def test_producers_merge_inputs_outputs_and_facets(store: Store) -> None:
     a = run_event("START", "2024-01-01T00:00:00Z", RUN, inputs=[dataset("s3://b", "in1")],
                   run_facets={"custom": facet(v=1)}, producer="p1")
     b = run_event("RUNNING", "2024-01-01T00:01:00Z", RUN, inputs=[dataset("s3://b", "in2")],
-                  outputs=[dataset("s3://b", "out")], run_facets={"custom": facet(v=2, extra={"k": 1})},
+                  outputs=[dataset("s3://b", "out")],
+                  run_facets={"custom": facet(v=2, extra={"k": 1})},
                   producer="p2")
     store.record_events([b])
     store.record_events([a])
@@ -95,7 +96,8 @@ def test_input_reads_latest_version_before_the_read(store: Store) -> None:
     store.record_events([run_event("START", "2024-01-01T02:00:00Z", reader, job="read",
                                    inputs=[dataset("file", "/data/x")])])
     store.record_events([run_event("COMPLETE", "2024-01-01T03:00:00Z", writer2, job="write",
-                                   outputs=[dataset("file", "/data/x", [("a", "int"), ("b", "int")])])])
+                                   outputs=[dataset("file", "/data/x",
+                                                    [("a", "int"), ("b", "int")])])])
     store.record_events([run_event("COMPLETE", "2024-01-01T01:00:00Z", writer1, job="write",
                                    outputs=[out])])
     (read,) = rows(store, run_input_versions().where(t.run_inputs.c.run_uuid == reader))
@@ -142,9 +144,11 @@ def test_job_versions_follow_the_runs_shape(store: Store) -> None:
     store.record_events([run_event("START", "2024-01-01T00:00:00Z", RUN,
                                    inputs=[dataset("file", "/in")])])
     store.record_events([run_event("COMPLETE", "2024-01-01T00:01:00Z", RUN,
-                                   inputs=[dataset("file", "/in")], outputs=[dataset("file", "/o")])])
+                                   inputs=[dataset("file", "/in")],
+                                   outputs=[dataset("file", "/o")])])
     store.record_events([run_event("COMPLETE", "2024-01-02T00:01:00Z", second,
-                                   inputs=[dataset("file", "/in")], outputs=[dataset("file", "/o")])])
+                                   inputs=[dataset("file", "/in")],
+                                   outputs=[dataset("file", "/o")])])
     (version,) = rows(store, sa.select(t.job_versions))  # the START-only shape was replaced
     assert version.inputs == ["dataset:file:/in"] and version.outputs == ["dataset:file:/o"]
     (job,) = rows(store, sa.select(t.jobs))
@@ -173,7 +177,8 @@ def test_odd_but_valid_inputs_are_stored(store: Store) -> None:
     store.record_events([event, run_event(None, "2024-01-01T00:00:01Z", long_run)])
     (run,) = rows(store, sa.select(t.runs.c.uuid, t.runs.c.state))
     assert tuple(run) == (long_run, "START")  # an event without eventType changes no state
-    names = {r.name for r in rows(store, sa.select(t.facets.c.name).where(t.facets.c.kind == "run"))}
+    run_facets = sa.select(t.facets.c.name).where(t.facets.c.kind == "run")
+    names = {r.name for r in rows(store, run_facets)}
     assert names == {"free"}
     (ds,) = rows(store, sa.select(t.datasets.c.lifecycle_state))
     assert ds.lifecycle_state == "A_STATE_NAME_LONGER_THAN_THIRTY_TWO_CHARS"

@@ -11,6 +11,7 @@ with 20% duplicates in random batch sizes, must leave identical contents.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -21,13 +22,13 @@ from tests.store.generate import generate
 EVENTS = 10_000
 
 
-def _ingest_in_order(store: Store, events: list[dict]) -> None:  # type: ignore[type-arg]
+def _ingest_in_order(store: Store, events: list[dict[str, Any]]) -> None:
     for i in range(0, len(events), 500):
         results = store.record_events(events[i : i + 500])
         assert not any(r.duplicate for r in results)
 
 
-def _ingest_shuffled(store: Store, events: list[dict], rng: random.Random) -> int:  # type: ignore[type-arg]
+def _ingest_shuffled(store: Store, events: list[dict[str, Any]], rng: random.Random) -> int:
     replay = events + rng.sample(events, len(events) // 5)
     rng.shuffle(replay)
     duplicates = 0

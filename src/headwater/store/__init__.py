@@ -40,6 +40,21 @@ Order independence (the store is a function of the *set* of events):
 * The version a run read is resolved at query time (``queries.py``): the
   latest version produced strictly before the read's event time.
 
+Reading (for query code):
+
+* Which version did run R read: ``queries.run_input_versions().where(
+  run_inputs.c.run_uuid == R)`` (or the scalar ``queries.input_version_uuid``
+  inside a larger select); which run produced it: ``dataset_versions.run_uuid``.
+* What R wrote: ``run_outputs.dataset_version_uuid`` (deterministic per run
+  and dataset).
+* Column edges: ``column_lineage`` rows point source (dataset id, field) ->
+  target (dataset id, field); walk upstream from a target with the unique
+  index (target first), downstream from a source with
+  ``ix_column_lineage_source``. ``target_field = ''`` marks a dataset-level
+  (``dataset`` list) edge that affects every field of the target.
+* History of facet N of node S: ``event_subjects`` rows for S (by
+  ``event_time``) joined to ``events.payload`` on ``event_hash``.
+
 All times are naive UTC (``eventTime`` without a zone is taken as UTC;
 nanoseconds are truncated to microseconds).
 """

@@ -204,7 +204,8 @@ _RUN_COLUMNS = ("job_version_uuid", "nominal_start_time", "nominal_end_time", "p
 
 def _runs(conn: sa.Connection, writer: Writer, facts: Facts, run_uuids: list[str]) -> None:
     stored = {row.uuid: row for row in conn.execute(_RUNS, {"ids": run_uuids})}
-    facets = _latest_facets(conn, "run", [run_node(u) for u in run_uuids], ["nominalTime", "parent"])
+    facets = _latest_facets(conn, "run", [run_node(u) for u in run_uuids],
+                            ["nominalTime", "parent"])
     locations = {row.run_uuid: _str(_get(row.payload, "url"))
                  for row in conn.execute(_LOCATIONS, {"ids": run_uuids})}
     io: dict[str, tuple[list[str], list[str]]] = {u: ([], []) for u in run_uuids}

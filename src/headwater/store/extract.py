@@ -31,7 +31,8 @@ _VERSION_NS = uuid.UUID("6f1c2b1e-7a52-4d2e-9a3b-5b0f3c2a9e10")
 DatasetKey = tuple[str, str]
 
 #: Facets that datasets' / dataset versions' derived columns are computed from.
-DATASET_DERIVED_FACETS = frozenset({"schema", "documentation", "dataSource", "lifecycleStateChange"})
+DATASET_DERIVED_FACETS = frozenset(
+    {"schema", "documentation", "dataSource", "lifecycleStateChange"})
 VERSION_DERIVED_FACETS = frozenset({"schema", "lifecycleStateChange"})
 
 # isinstance against dict first: events are JSON-decoded dicts, and the
@@ -208,7 +209,8 @@ class Facts:
             return
         assert ev.job is not None
         job = ev.job
-        self.put(rules.JOBS, job, {"namespace": job[0], "name": job[1], "created_at": t, "updated_at": t})
+        self.put(rules.JOBS, job,
+                 {"namespace": job[0], "name": job[1], "created_at": t, "updated_at": t})
         self.touched_jobs.add(job)
         self._mentions(job_node(*job), ev)
         run_uuid = ev.run_uuid or ""
@@ -222,15 +224,18 @@ class Facts:
             location = job_facets.get("sourceCodeLocation")
             if location is not None:
                 # Kept per run: it is part of the run's job version.
-                self._facet_rows("job", job_node(*job), ev.run_uuid, {"sourceCodeLocation": location}, ev)
+                self._facet_rows("job", job_node(*job), ev.run_uuid,
+                                 {"sourceCodeLocation": location}, ev)
         for i, item in enumerate(event.get("inputs") or ()):
             key = self._dataset(_dataset_key(item, f"inputs[{i}]"), t)
             self._mentions(dataset_node(*key), ev)
             self._dataset_facets(key, _facets(item, "facets"), None, ev)
-            self._facet_rows("input", dataset_node(*key), run_uuid, _facets(item, "inputFacets"), ev)
+            self._facet_rows("input", dataset_node(*key), run_uuid,
+                             _facets(item, "inputFacets"), ev)
             if ev.run_uuid is not None:
                 self.put(rules.RUN_INPUTS, (ev.run_uuid, key),
-                         {"run_uuid": ev.run_uuid, "dataset": key, "created_at": t, "updated_at": t})
+                         {"run_uuid": ev.run_uuid, "dataset": key, "created_at": t,
+                          "updated_at": t})
         for i, item in enumerate(event.get("outputs") or ()):
             key = self._dataset(_dataset_key(item, f"outputs[{i}]"), t)
             self._mentions(dataset_node(*key), ev)
@@ -242,7 +247,8 @@ class Facts:
                          {"run_uuid": ev.run_uuid, "dataset": key, "dataset_version_uuid": version,
                           "created_at": t, "updated_at": t})
             self._dataset_facets(key, _facets(item, "facets"), version, ev)
-            self._facet_rows("output", dataset_node(*key), run_uuid, _facets(item, "outputFacets"), ev)
+            self._facet_rows("output", dataset_node(*key), run_uuid,
+                             _facets(item, "outputFacets"), ev)
 
     # -- pieces ----------------------------------------------------------------------
 
@@ -259,7 +265,8 @@ class Facts:
 
     def _version(self, version: str, key: DatasetKey, run_uuid: str | None, t: datetime) -> None:
         self.put(rules.DATASET_VERSIONS, version,
-                 {"uuid": version, "dataset": key, "run_uuid": run_uuid, "created_at": t, "updated_at": t})
+                 {"uuid": version, "dataset": key, "run_uuid": run_uuid, "created_at": t,
+                  "updated_at": t})
         self.touched_datasets.add(key)
 
     def _run(self, ev: ParsedEvent) -> None:

@@ -40,7 +40,9 @@ class MergeRule:
     guarded: tuple[str, ...] = ()
 
 
-def merge_into(rows: dict[Any, dict[str, Any]], key: Any, row: dict[str, Any], rule: MergeRule) -> None:
+def merge_into(
+    rows: dict[Any, dict[str, Any]], key: Any, row: dict[str, Any], rule: MergeRule
+) -> None:
     """Fold ``row`` into ``rows[key]`` following ``rule`` (in place).
 
     This runs tens of times per event, so it is written for speed.
@@ -84,7 +86,9 @@ def upsert_statement(rule: MergeRule, dialect_name: str) -> sa.Insert:
         for col in rule.guard + rule.guarded:
             updates[col] = sa.case((newer, new[col]), else_=table.c[col])
     if not updates:
-        return stmt.on_conflict_do_nothing(index_elements=list(rule.key))  # type: ignore[no-any-return,attr-defined]
+        return stmt.on_conflict_do_nothing(  # type: ignore[no-any-return,attr-defined]
+            index_elements=list(rule.key)
+        )
     return stmt.on_conflict_do_update(  # type: ignore[no-any-return,attr-defined]
         index_elements=list(rule.key), set_=updates
     )

@@ -23,7 +23,9 @@ __all__ = [
 ]
 
 NAMESPACES = MergeRule(t.namespaces, ("name",))
-SOURCES = MergeRule(t.sources, ("name",), guard=("url_time", "url_hash"), guarded=("connection_url",))
+SOURCES = MergeRule(
+    t.sources, ("name",), guard=("url_time", "url_hash"), guarded=("connection_url",)
+)
 DATASETS = MergeRule(t.datasets, ("namespace_id", "name"))
 # A symlink's type is the smallest seen: any fixed choice is order-independent.
 DATASET_SYMLINKS = MergeRule(
