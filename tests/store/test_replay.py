@@ -11,6 +11,7 @@ with 20% duplicates in random batch sizes, must leave identical contents.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -63,3 +64,19 @@ def test_shuffled_duplicated_replay_gives_identical_store(db_url: str) -> None:
     for table in ("runs", "dataset_versions", "job_versions", "column_lineage", "fields",
                   "facets", "event_subjects", "run_input_versions"):
         assert expected[table], table
+
+
+@pytest.mark.postgres
+def test_sqlite_and_postgresql_hold_identical_contents(pg_url: str, tmp_path: Path) -> None:
+    """The same events give the same canonical dump on both databases."""
+    events = generate(2_000, seed=11)
+    dumps = []
+    for url in (f"sqlite:///{tmp_path / 'same.db'}", pg_url):
+        with Store.open(url) as store:
+            for i in range(0, len(events), 250):
+                store.record_events(events[i : i + 250])
+            dumps.append(dump(store))
+    sqlite_dump, pg_dump = dumps
+    assert sqlite_dump["runs"]
+    for table in sqlite_dump:
+        assert sqlite_dump[table] == pg_dump[table], f"{table} differs between databases"
