@@ -32,6 +32,9 @@ JOB = textwrap.dedent(
     orders.write.mode("overwrite").parquet(out + "/orders")
     joined = spark.read.parquet(out + "/orders").join(customers, "customer")
     joined.groupBy("customer").count().write.mode("overwrite").parquet(out + "/totals")
+    # One more action before stop: this test is about activation; whether an action
+    # that ends right at spark.stop() is still captured is the capture tests' concern.
+    spark.range(3).count()
     spark.stop()
     """
 )
