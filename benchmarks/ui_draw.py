@@ -45,7 +45,8 @@ _PAN_ZOOM = """async (frames) => {
   const times = [];
   let last = performance.now();
   for (let i = 0; i < frames; i++) {
-    if (i % 20 < 10) window.headwater.panBy(7, 4); else window.headwater.zoomBy(i % 40 < 30 ? 1.03 : 0.97);
+    if (i % 20 < 10) window.headwater.panBy(7, 4);
+    else window.headwater.zoomBy(i % 40 < 30 ? 1.03 : 0.97);
     await new Promise((resolve) => requestAnimationFrame(resolve));
     const now = performance.now();
     times.push(now - last);
@@ -63,8 +64,10 @@ def ingest(url: str, graph: synthetic.SyntheticGraph) -> Store:
     return store
 
 
-def pick_root(store: Store, graph: synthetic.SyntheticGraph, nodes: int, depth: int) -> tuple[str, int]:
-    """A dataset whose both-ways neighbourhood at ``depth`` reaches ``nodes`` nodes (or the largest seen)."""
+def pick_root(
+    store: Store, graph: synthetic.SyntheticGraph, nodes: int, depth: int
+) -> tuple[str, int]:
+    """A dataset whose neighbourhood at ``depth`` has ``nodes`` nodes, else the biggest found."""
     ns = synthetic.NAMESPACE
     middle = [o for job in graph.jobs if synthetic.LAYERS // 3 <= job.layer <= synthetic.LAYERS // 2
               for o in job.outputs]
@@ -151,7 +154,8 @@ def run_case(browser: Any, scale: float, nodes: int, repeat: int, layouts: list[
         print(f"\n== scale {scale}: {len(graph.datasets):,} datasets, {len(graph.jobs):,} jobs "
               f"(built and ingested in {time.perf_counter() - started:.0f} s); root {root}, "
               f"neighbourhood {size:,} nodes (maxNodes {nodes:,})")
-        print(f"   machine load average (1 min) {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: "
+        load = os.getloadavg()[0]
+        print(f"   machine load average (1 min) {load:.1f} on {os.cpu_count()} cores: "
               "wall times include waiting for a core; CPU times do not")
         with running_server("--db", url) as base_url:
             for layout in layouts:

@@ -30,7 +30,9 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "ui"
 @contextmanager
 def chromium() -> Iterator[Browser]:
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
         try:
             yield browser
         finally:

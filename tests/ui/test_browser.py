@@ -97,7 +97,8 @@ def test_graph_shows_the_directed_neighbourhood(page: Page) -> None:
     }
     nodes = {n["id"]: n for n in graph["nodes"]}
     # Left to right: data flows towards larger x.
-    assert nodes[ds("bronze/orders")]["x"] < nodes[ds("silver/orders")]["x"] < nodes[ds("gold/customer_ltv")]["x"]
+    x = {node_id: node["x"] for node_id, node in nodes.items()}
+    assert x[ds("bronze/orders")] < x[ds("silver/orders")] < x[ds("gold/customer_ltv")]
     assert "root" in nodes[ds("silver/orders")]["classes"]
     # Job nodes carry their latest run's state and start time.
     assert nodes[job("silver.clean_orders")]["state"] == "COMPLETED"
@@ -107,7 +108,8 @@ def test_graph_shows_the_directed_neighbourhood(page: Page) -> None:
 
 def test_fast_layered_layout_draws_left_to_right(page: Page) -> None:
     # Graphs past 150 nodes get headwater's layered layout; ?layout=layered forces it here.
-    page.goto(f"/lineage?nodeId={quote(ds('silver/order_lines'))}&direction=both&depth=10&layout=layered")
+    root = quote(ds("silver/order_lines"))
+    page.goto(f"/lineage?nodeId={root}&direction=both&depth=10&layout=layered")
     graph = wait_for_graph(page)
     nodes = {n["id"]: n for n in graph["nodes"]}
     assert len(nodes) == 14  # everything upstream and downstream of silver/order_lines
@@ -131,7 +133,7 @@ def test_expand_downstream_one_hop_from_a_clicked_node(page: Page) -> None:
     assert {job("gold.daily_revenue"), job("gold.product_performance")} <= ids
     # one hop: the jobs, not yet their outputs
     assert ds("gold/daily_revenue") not in ids
-    page.get_by_test_id("panel").wait_for()
+    expect(page.get_by_test_id("panel")).to_contain_text("silver/order_lines")  # still selected
     # The URL holds the view: reloading draws the same graph.
     page.reload()
     assert {n["id"] for n in wait_for_graph(page)["nodes"]} == ids
@@ -153,6 +155,30 @@ def test_path_between_two_nodes_is_highlighted(page: Page) -> None:
     assert ds("bronze/products") in dimmed and job("gold.product_performance") in dimmed
 
 
+def test_path_chosen_with_the_panel_buttons(page: Page) -> None:
+    page.goto(f"/lineage?nodeId={quote(ds('gold/customer_ltv'))}&direction=upstream&depth=6")
+    graph = wait_for_graph(page)
+    click_node(page, graph, ds("gold/customer_ltv"))
+    page.get_by_test_id("panel").locator("[data-action=path-to]").click()
+    page.wait_for_url(re.compile(r"to="))
+    graph = wait_for_graph(page)
+    click_node(page, graph, ds("bronze/customers"))
+    page.get_by_test_id("panel").locator("[data-action=path-from]").click()
+    page.wait_for_url(re.compile(r"from="))
+    graph = wait_for_graph(page)
+    on_path = {n["id"] for n in graph["nodes"] if "on-path" in n["classes"]}
+    assert on_path == {
+        ds("bronze/customers"), job("silver.clean_customers"), ds("silver/customers"),
+        job("gold.customer_lifetime_value"), ds("gold/customer_ltv"),
+    }
+    assert {(e["source"], e["target"]) for e in graph["edges"] if "on-path" in e["classes"]} == {
+        (ds("bronze/customers"), job("silver.clean_customers")),
+        (job("silver.clean_customers"), ds("silver/customers")),
+        (ds("silver/customers"), job("gold.customer_lifetime_value")),
+        (job("gold.customer_lifetime_value"), ds("gold/customer_ltv")),
+    }
+
+
 def test_collapse_folds_child_jobs_under_their_parent(page: Page) -> None:
     page.goto(f"/lineage?nodeId={quote(ds('silver/orders'))}&direction=both&depth=2&collapse=1")
     graph = wait_for_graph(page)
@@ -167,15 +193,18 @@ def test_column_view_shows_column_edges_with_transformations(page: Page) -> None
     page.goto(f"/lineage?nodeId={quote(field('silver/order_lines', 'line_total'))}&depth=5")
     graph = wait_for_graph(page, decorated=False)
     labelled = {(e["source"], e["target"]): e["label"] for e in graph["edges"]}
+    raw, bronze, silver = "raw/orders.csv", "bronze/orders", "silver/orders"
+    lines, revenue = "silver/order_lines", "gold/daily_revenue"
+    products = "gold/product_performance"
     assert labelled == {
-        (field("raw/orders.csv", "quantity"), field("bronze/orders", "quantity")): "transformation",
-        (field("raw/orders.csv", "unit_price"), field("bronze/orders", "unit_price")): "transformation",
-        (field("bronze/orders", "quantity"), field("silver/orders", "quantity")): "identity",
-        (field("bronze/orders", "unit_price"), field("silver/orders", "unit_price")): "identity",
-        (field("silver/orders", "quantity"), field("silver/order_lines", "line_total")): "transformation",
-        (field("silver/orders", "unit_price"), field("silver/order_lines", "line_total")): "transformation",
-        (field("silver/order_lines", "line_total"), field("gold/daily_revenue", "revenue")): "aggregation",
-        (field("silver/order_lines", "line_total"), field("gold/product_performance", "revenue")): "aggregation",
+        (field(raw, "quantity"), field(bronze, "quantity")): "transformation",
+        (field(raw, "unit_price"), field(bronze, "unit_price")): "transformation",
+        (field(bronze, "quantity"), field(silver, "quantity")): "identity",
+        (field(bronze, "unit_price"), field(silver, "unit_price")): "identity",
+        (field(silver, "quantity"), field(lines, "line_total")): "transformation",
+        (field(silver, "unit_price"), field(lines, "line_total")): "transformation",
+        (field(lines, "line_total"), field(revenue, "revenue")): "aggregation",
+        (field(lines, "line_total"), field(products, "revenue")): "aggregation",
     }
     # Fields are grouped in a box per dataset.
     parents = {n["id"]: n["parent"] for n in graph["nodes"] if n["kind"] == "DATASET_FIELD"}
@@ -188,7 +217,8 @@ def test_pick_a_column_from_the_dataset_page(page: Page) -> None:
     page.goto(f"/datasets/file/{quote(ROOT + '/gold/daily_revenue', safe='')}")
     page.get_by_test_id("schema").locator("a[data-field=revenue]").click()
     graph = wait_for_graph(page, decorated=False)
-    assert (field("silver/order_lines", "line_total"), field("gold/daily_revenue", "revenue")) in edges_of(graph)
+    revenue = (field("silver/order_lines", "line_total"), field("gold/daily_revenue", "revenue"))
+    assert revenue in edges_of(graph)
 
 
 def test_dataset_page_shows_versions_and_their_schema_diff(page: Page) -> None:
@@ -203,7 +233,8 @@ def test_dataset_page_shows_versions_and_their_schema_diff(page: Page) -> None:
     # Any two versions: the two oldest are identical.
     count = versions.count()
     options = page.get_by_test_id("version-a").locator("option")
-    oldest, second = options.nth(count - 1).get_attribute("value"), options.nth(count - 2).get_attribute("value")
+    oldest = options.nth(count - 1).get_attribute("value")
+    second = options.nth(count - 2).get_attribute("value")
     page.get_by_test_id("version-b").select_option(second)
     page.get_by_test_id("version-a").select_option(oldest)
     expect(page.get_by_test_id("diff")).to_contain_text("No schema change")

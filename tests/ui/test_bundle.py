@@ -14,7 +14,9 @@ from pathlib import Path
 from headwater.ui import STATIC_DIR
 
 FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
-INPUTS = ["index.html", "package.json", "package-lock.json", "tsconfig.json", "vite.config.ts", "src"]
+INPUTS = [
+    "index.html", "package.json", "package-lock.json", "tsconfig.json", "vite.config.ts", "src"
+]
 
 
 def source_hash(root: Path) -> tuple[str, int]:
@@ -46,7 +48,9 @@ def test_committed_bundle_matches_the_sources() -> None:
 
 
 def test_bundle_has_no_source_maps_or_stray_files() -> None:
-    names = sorted(p.relative_to(STATIC_DIR).as_posix() for p in STATIC_DIR.rglob("*") if p.is_file())
+    names = sorted(
+        p.relative_to(STATIC_DIR).as_posix() for p in STATIC_DIR.rglob("*") if p.is_file()
+    )
     assert "index.html" in names and "build-info.json" in names
     assert not [n for n in names if n.endswith(".map")]
     assets = [n for n in names if n.startswith("assets/")]

@@ -39,6 +39,8 @@ interface ViewState {
   from: string;
   to: string;
   collapse: boolean;
+  /** The node whose details the side panel shows. */
+  selected: string;
 }
 
 function readState(url: URL): ViewState {
@@ -57,6 +59,7 @@ function readState(url: URL): ViewState {
     from: p.get("from") ?? "",
     to: p.get("to") ?? "",
     collapse: p.get("collapse") === "1",
+    selected: p.get("selected") ?? "",
   };
 }
 
@@ -68,19 +71,21 @@ function writeState(state: ViewState): string {
   if (state.from) p.set("from", state.from);
   if (state.to) p.set("to", state.to);
   if (state.collapse) p.set("collapse", "1");
+  if (state.selected) p.set("selected", state.selected);
   return `/lineage?${p}`;
 }
 
-// Job details (latest run, parent job) per namespace, fetched once per page load.
-const jobsByNamespace = new Map<string, Promise<Map<string, Job>>>();
+// Job details (latest run, parent job) per namespace, reused for a short while so that
+// expanding or re-centring does not refetch them, yet new runs show up soon.
+const JOBS_TTL_MS = 30_000;
+const jobsByNamespace = new Map<string, { at: number; jobs: Promise<Map<string, Job>> }>();
 
 function jobsOf(namespace: string): Promise<Map<string, Job>> {
-  let known = jobsByNamespace.get(namespace);
-  if (!known) {
-    known = api.jobs(namespace).then(({ jobs }) => new Map(jobs.map((job) => [nodeIds.job(job.namespace, job.name), job])));
-    jobsByNamespace.set(namespace, known);
-  }
-  return known;
+  const known = jobsByNamespace.get(namespace);
+  if (known && performance.now() - known.at < JOBS_TTL_MS) return known.jobs;
+  const jobs = api.jobs(namespace).then(({ jobs }) => new Map(jobs.map((job) => [nodeIds.job(job.namespace, job.name), job])));
+  jobsByNamespace.set(namespace, { at: performance.now(), jobs });
+  return jobs;
 }
 
 /** A job's parent job, from its parent facet (the run model: one child job per action). */
@@ -274,7 +279,7 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
   highlight();
 
   const expand = (nodeId: string, direction: Expansion["direction"], depth: number) =>
-    go({ expansions: [...state.expansions, { direction, depth, nodeId }] });
+    go({ expansions: [...state.expansions, { direction, depth, nodeId }], selected: nodeId });
 
   const showPanel = (id: string) => {
     const node = model.nodes.get(id);
@@ -293,8 +298,8 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
         h("button", { type: "button", "data-action": "expand-downstream", onclick: () => expand(id, "downstream", 1) }, "expand downstream ▶"),
         h("button", { type: "button", "data-action": "expand-depth", onclick: () => expand(id, "both", state.depth) }, `expand both to depth ${state.depth}`),
         h("button", { type: "button", "data-action": "recenter", onclick: () => go({ nodeId: id, expansions: [], from: "", to: "" }) }, "re-centre here"),
-        h("button", { type: "button", "data-action": "path-from", onclick: () => go({ from: id }) }, "path from here"),
-        h("button", { type: "button", "data-action": "path-to", onclick: () => go({ to: id }) }, "path to here")),
+        h("button", { type: "button", "data-action": "path-from", onclick: () => go({ from: id, selected: id }) }, "path from here"),
+        h("button", { type: "button", "data-action": "path-to", onclick: () => go({ to: id, selected: id }) }, "path to here")),
       drawnNode?.members.length ? h("div", {}, h("h4", {}, "Collapsed child jobs"),
         h("ul", {}, drawnNode.members.map((m) => h("li", {}, link(pageUrl.forNode(m) ?? "/", shortName(parseNodeId(m).name)))))) : null,
     );
@@ -308,7 +313,16 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
       }
     }
   };
-  cy.on("tap", "node", (event) => { if (!event.target.isParent()) showPanel(event.target.id()); });
+  cy.on("tap", "node", (event) => {
+    if (event.target.isParent()) return;
+    showPanel(event.target.id());
+    // Remember the selection in the URL (no new history entry) so a reload keeps the panel.
+    history.replaceState(null, "", writeState({ ...state, selected: event.target.id() }));
+  });
+  if (state.selected && model.nodes.has(state.selected)) {
+    cy.getElementById(state.selected).select();
+    showPanel(state.selected);
+  }
   cy.on("dbltap", "node", (event) => { if (!event.target.isParent()) expand(event.target.id(), "both", 1); });
   cy.on("tap", "edge", (event) => {
     const e = event.target;
