@@ -169,7 +169,7 @@ def run_case(browser: Any, scale: float, nodes: int, repeat: int, layouts: list[
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--nodes", type=int, default=1000)
+    parser.add_argument("--nodes", type=int, default=1000, help="0: skip this case")
     parser.add_argument("--scale", type=float, default=0.02)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--layouts", default="layered,dagre",
@@ -179,7 +179,8 @@ def main() -> None:
     parser.add_argument("--large-scale", type=float, default=0.08)
     args = parser.parse_args()
     with chromium() as browser:
-        run_case(browser, args.scale, args.nodes, args.repeat, args.layouts.split(","), [])
+        if args.nodes:
+            run_case(browser, args.scale, args.nodes, args.repeat, args.layouts.split(","), [])
         if args.large:
             run_case(browser, args.large_scale, args.large, max(1, args.repeat // 2),
                      ["layered"], [6, 4])

@@ -286,7 +286,3 @@ def test_unknown_node_shows_the_servers_message(page: Page) -> None:
     page.goto(f"/lineage?nodeId={quote(ds('nope'))}")
     expect(page.get_by_role("alert")).to_contain_text("not found")
 
-
-def test_screenshots_are_saved() -> None:
-    # Runs after the others in this module: their screenshots exist.
-    assert (ARTIFACTS / "test_graph_shows_the_directed_neighbourhood.png").is_file()
