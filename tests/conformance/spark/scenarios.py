@@ -159,6 +159,15 @@ def hive_ctas_commands(spark: Any) -> None:
     spark.sql("CREATE TABLE hive3.table2 USING hive AS SELECT city FROM hive3.table1")
 
 
+def rdd_with_parquet(spark: Any) -> None:
+    _clean("/tmp/rdd_a", "/tmp/rdd_b", "/tmp/rdd_c")
+    spark.createDataFrame([("a",), ("b",)], ["value"]).write.parquet("/tmp/rdd_a")
+    spark.createDataFrame([("c",)], ["value"]).write.parquet("/tmp/rdd_b")
+    first = spark.read.parquet("/tmp/rdd_a").rdd.map(lambda row: (row[0],))
+    second = spark.read.parquet("/tmp/rdd_b").rdd.map(lambda row: (row[0],))
+    first.union(second).toDF().write.mode("overwrite").parquet("/tmp/rdd_c")
+
+
 def application_level(spark: Any) -> None:
     _clean("/tmp/app_level")
     spark.createDataFrame([(1, "a")], ["k", "v"]).write.parquet("/tmp/app_level")
@@ -237,6 +246,14 @@ SCENARIOS: tuple[Scenario, ...] = (
         ),
         hive,
         conf=_PLAN_FACETS,
+    ),
+    Scenario(
+        "rdd with parquet",
+        "testRddWithParquet",
+        "Open Lineage Integration RDD With Parquet",
+        "/tmp/warehouse",
+        ("pysparkRDDWithParquet",),
+        rdd_with_parquet,
     ),
     Scenario(
         "application level",
