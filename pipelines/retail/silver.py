@@ -15,6 +15,11 @@ from pyspark.sql.types import StringType
 from _common import Paths, parse_args, session
 
 
+# The export re-sends whole rows, so each source drops exact duplicates. (A key
+# subset would make Spark keep first() values of the other columns: an
+# aggregation, which is not what cleaning means here.)
+
+
 def clean_customers(bronze: DataFrame) -> DataFrame:
     # Trim every text column generically: the export adds stray spaces, and a
     # generic pass keeps working when upstream adds or renames a column.
@@ -26,7 +31,7 @@ def clean_customers(bronze: DataFrame) -> DataFrame:
     return (
         bronze.select(*trimmed)
         .withColumn("email", F.lower(F.col("email")))
-        .dropDuplicates(["customer_id"])
+        .dropDuplicates()
     )
 
 
@@ -38,13 +43,13 @@ def clean_products(bronze: DataFrame) -> DataFrame:
             F.lower("category").alias("category"),
             F.col("list_price").cast("decimal(10,2)").alias("list_price"),
         )
-        .dropDuplicates(["product_id"])
+        .dropDuplicates()
     )
 
 
 def build_orders(bronze_orders: DataFrame, customers: DataFrame) -> DataFrame:
     orders = (
-        bronze_orders.dropDuplicates(["order_id"])
+        bronze_orders.dropDuplicates()
         .select(
             "order_id",
             "customer_id",
@@ -60,7 +65,7 @@ def build_orders(bronze_orders: DataFrame, customers: DataFrame) -> DataFrame:
 
 def build_order_items(lines: DataFrame, orders: DataFrame, products: DataFrame) -> DataFrame:
     return (
-        lines.dropDuplicates(["order_id", "line_no"])
+        lines.dropDuplicates()
         .join(orders.select("order_id", "order_date", "status"), "order_id")
         .join(products.select("product_id", "product_name", "category"), "product_id")
         .select(
@@ -73,7 +78,7 @@ def build_order_items(lines: DataFrame, orders: DataFrame, products: DataFrame) 
 
 
 def clean_payments(bronze: DataFrame) -> DataFrame:
-    return bronze.dropDuplicates(["payment_id"]).select(
+    return bronze.dropDuplicates().select(
         "payment_id", "order_id", "method",
         F.col("paid_amount").cast("decimal(12,2)").alias("paid_amount"),
         F.col("paid_ts").cast("timestamp").alias("paid_ts"),
@@ -81,7 +86,7 @@ def clean_payments(bronze: DataFrame) -> DataFrame:
 
 
 def clean_clickstream(bronze: DataFrame) -> DataFrame:
-    return bronze.dropDuplicates(["event_id"]).select(
+    return bronze.dropDuplicates().select(
         "event_id", "session_id", "customer_id",
         F.to_timestamp("ts").alias("event_ts"),
         "page", "product_id", "event_type",

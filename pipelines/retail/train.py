@@ -9,14 +9,7 @@ from pyspark.ml.evaluation import BinaryClassificationEvaluator
 from pyspark.ml.feature import StandardScaler, VectorAssembler
 from pyspark.sql import functions as F
 
-from _common import Paths, parse_args, session
-
-#: Spark ML saves each fitted stage under ``stages/<n>_<Stage>_<random uid>/data``. The
-#: OpenLineage ``removePath`` setting (read by any OpenLineage Spark integration)
-#: cuts the random part, so every training run writes the *same* model datasets.
-STABLE_MODEL_PATHS = {
-    "spark.openlineage.dataset.removePath.pattern": r"(?<remove>_[0-9a-f]{12})/data$",
-}
+from _common import STABLE_MODEL_PATHS, Paths, parse_args, session
 
 FEATURES = ["orders_before", "spend_before", "avg_order_value", "sessions", "page_views", "cart_adds"]
 
