@@ -94,17 +94,20 @@ def _option(value: Any) -> Any:
         return value
 
 
-def _relation_facts(node: Any) -> dict[str, Any]:
+def _relation_facts(node: Any, fields: dict[str, Any]) -> dict[str, Any]:
     facts: dict[str, Any] = {}
-    table = _option(node.catalogTable())
-    if table is not None:
-        facts["location"] = _table_location(table)
+    if isinstance(fields.get("catalogTable"), dict):
+        # A catalog table: its location is all we need (the JSON names the table).
+        table = _option(node.catalogTable())
+        if table is not None:
+            facts["location"] = _table_location(table)
+            return facts
     relation = node.relation()
-    facts["relation_class"] = relation.getClass().getName()
+    facts["relation_class"] = str(relation.getClass().getName())
     if facts["relation_class"].endswith("HadoopFsRelation"):
-        roots = relation.location().rootPaths()
-        facts["root_paths"] = [str(roots.apply(i).toString()) for i in range(roots.size())]
-        facts["file_format"] = str(relation.fileFormat().toString())
+        # One call for all root paths instead of size() + apply(i) per path.
+        joined = str(relation.location().rootPaths().mkString("\n"))
+        facts["root_paths"] = [p for p in joined.split("\n") if p]
     elif "JDBC" in facts["relation_class"]:
         options = relation.jdbcOptions()
         facts["jdbc_url"] = str(options.url())
@@ -132,7 +135,6 @@ def _insert_fs_facts(node: Any) -> dict[str, Any]:
     return {
         "output_path": str(node.outputPath().toString()),
         "mode": str(node.mode().toString()),
-        "file_format": str(node.fileFormat().toString()),
         **_query_schema(node),
     }
 
@@ -220,8 +222,8 @@ def rdd_input_paths(rdd: Any, limit: int = 200) -> list[str]:
 
 
 # Plan class -> the look-up that fills its facts.
-_LOOKUPS: dict[str, Callable[[Any], dict[str, Any]]] = {
-    "LogicalRelation": _relation_facts,
+_LOOKUPS: dict[str, Callable[..., dict[str, Any]]] = {
+    "LogicalRelation": _relation_facts,  # called with the node's JSON fields too
     "HiveTableRelation": _hive_relation_facts,
     "InsertIntoHadoopFsRelationCommand": _insert_fs_facts,
     "InsertIntoHiveTable": _insert_hive_facts,
@@ -293,7 +295,11 @@ def capture_plan(
                 if lookup is None:
                     continue
                 try:
-                    facts[node.key] = lookup(resolve(jplan, node.path, cache))
+                    jnode = resolve(jplan, node.path, cache)
+                    if node.cls == "LogicalRelation":
+                        facts[node.key] = _relation_facts(jnode, node.fields)
+                    else:
+                        facts[node.key] = lookup(jnode)
                 except Exception:
                     logger.debug("JVM look-up failed for %s at %s", node.cls, node.key, exc_info=True)
         pending = next_round
