@@ -348,3 +348,11 @@ def test_a_missing_or_broken_openlineage_yml_is_reported_and_ignored(
         assert cfg(env={"OPENLINEAGE_CONFIG": str(broken)}).transport == {"type": "console"}
         assert cfg(env={"OPENLINEAGE_CONFIG": str(tmp_path / "none.yml")}).namespace == "default"
     assert "broken.yml" in caplog.text and "none.yml" in caplog.text
+
+
+def test_job_and_run_tags_use_the_listener_syntax() -> None:
+    config = cfg({OL + "job.tags": "spark;key:value", OL + "run.tags": "[run;set:up:SERVICE;:x]"})
+    assert config.job_tags == (("spark", "true", "CONFIG"), ("key", "value", "CONFIG"))
+    # an item without a key is dropped, the others kept in order
+    assert config.run_tags == (("run", "true", "CONFIG"), ("set", "up", "SERVICE"))
+    assert cfg().job_tags == () and cfg().run_tags == ()

@@ -42,11 +42,6 @@ EXPECTED = REPO / ".." / "shared" / "conformance" / "openlineage-spark" / "expec
 KNOWN_GAPS: dict[str, str] = {
     "pysparkRddToCsvStartEvent": "RDD-only actions (saveAsTextFile) have no QueryExecution",
     "pysparkRddToCsvCompleteEvent": "RDD-only actions (saveAsTextFile) have no QueryExecution",
-    # spark.openlineage.job.tags / run.tags are not parsed by AgentConfig yet.
-    "applicationLevelStartApplication": "job and run tags are not configurable yet",
-    "applicationLevelStartJob": "job and run tags are not configurable yet",
-    "applicationLevelCompleteJob": "job and run tags are not configurable yet",
-    "applicationLevelCompleteApplication": "job and run tags are not configurable yet",
 }
 
 

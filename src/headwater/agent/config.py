@@ -40,7 +40,9 @@ __all__ = [
     "SPARK_CONF_KEYS",
     "AgentConfig",
     "DeliveryConfig",
+    "Tag",
     "parse_list",
+    "parse_tags",
 ]
 
 logger = logging.getLogger(__name__)
@@ -84,6 +86,8 @@ SPARK_CONF_KEYS: tuple[str, ...] = (
     "spark.openlineage.jobName.appendDatasetName",
     "spark.openlineage.jobName.replaceDotWithUnderscore",
     "spark.openlineage.capturedProperties",
+    "spark.openlineage.job.tags",
+    "spark.openlineage.run.tags",
     "spark.openlineage.filter.allowedSparkNodes",
     "spark.openlineage.filter.deniedSparkNodes",
     "spark.headwater.captureReadOnlyActions",
@@ -130,6 +134,27 @@ def parse_list(value: str) -> tuple[str, ...]:
     if text.startswith("[") and text.endswith("]"):
         text = text[1:-1]
     return tuple(item.strip() for item in text.split(";") if item.strip())
+
+
+#: A tag as the ``tags`` facets carry it: (key, value, source).
+Tag = tuple[str, str, str]
+
+
+def parse_tags(value: str | None) -> tuple[Tag, ...]:
+    """Parse the listener's tag syntax: ``key[:value[:source]]`` items separated by ``;``.
+
+    A bare ``key`` means the value ``true``; the source defaults to ``CONFIG``.
+    ``spark;team:sales;tier:gold:SERVICE`` gives three tags.
+    """
+    tags: list[Tag] = []
+    for item in parse_list(value or ""):
+        key, _, rest = item.partition(":")
+        tag_value, _, source = rest.partition(":")
+        if not key.strip():
+            logger.warning("tag %r has no key; ignored", item)
+            continue
+        tags.append((key.strip(), tag_value.strip() or "true", source.strip() or "CONFIG"))
+    return tuple(tags)
 
 
 def _parse_bool(value: str | None, default: bool, key: str) -> bool:
@@ -305,6 +330,8 @@ class AgentConfig:
     allowed_spark_nodes: tuple[str, ...] = ()
     denied_spark_nodes: tuple[str, ...] = ()
     capture_read_only_actions: bool = False
+    job_tags: tuple[Tag, ...] = ()
+    run_tags: tuple[Tag, ...] = ()
     transport: Mapping[str, Any] = field(default_factory=lambda: {"type": "console"})
     delivery: DeliveryConfig = field(default_factory=DeliveryConfig)
 
@@ -412,6 +439,8 @@ class AgentConfig:
                 False,
                 _HW + "captureReadOnlyActions",
             ),
+            job_tags=parse_tags(conf("job.tags")),
+            run_tags=parse_tags(conf("run.tags")),
             transport=resolve_transport(spark_conf, env),
             delivery=_delivery(spark_conf, env),
         )

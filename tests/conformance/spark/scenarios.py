@@ -267,7 +267,11 @@ SCENARIOS: tuple[Scenario, ...] = (
             "applicationLevelCompleteApplication",
         ),
         application_level,
-        conf=_PARENT_CONF,
+        conf={
+            **_PARENT_CONF,
+            "spark.openlineage.job.tags": "spark;key:value",
+            "spark.openlineage.run.tags": "run;set:up:SERVICE",
+        },
     ),
     Scenario(
         "hive ctas commands",
