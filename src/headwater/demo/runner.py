@@ -158,6 +158,11 @@ def _job_env(
         # Undeliverable events stay with the demo's data, not in the user's home.
         "HEADWATER_SPOOL_DIR": str(data_dir / "spool"),
     })
+    # At spark.stop() the agent waits this long for Spark's listener bus to hand
+    # over the last action; on a busy 2-core machine the 5 s default can pass
+    # first and the job's final write would go unreported. An empty bus returns
+    # at once, so a longer bound costs nothing on an idle machine.
+    env.setdefault("HEADWATER_FLUSH_TIMEOUT_SECONDS", "60")
     env.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     # A transport configured for the user's own jobs must not divert the demo's events.
     for name in [key for key in env if key.startswith("OPENLINEAGE__TRANSPORT")]:

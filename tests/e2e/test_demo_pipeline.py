@@ -1,0 +1,296 @@
+"""The demo end to end: the retail pipeline runs instrumented, and its whole lineage is there.
+
+One module-scoped demo directory, two pipeline runs at the smallest scale:
+the normal run, then the ``--drift`` run (the second run of the same pipeline,
+so it also proves that rerunning adds runs and versions without duplicating
+datasets or jobs). Everything is read back through the HTTP API of an app on
+the demo's own store.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from fastapi.testclient import TestClient
+from rich.console import Console
+
+from headwater.config import Settings
+from headwater.demo import DemoResult, run_demo
+from headwater.server.app import create_app
+
+# Two pipeline runs of nine Spark applications each: allow for a busy machine.
+pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.timeout(3000)]
+
+HAVE_ML = importlib.util.find_spec("numpy") is not None
+
+# output -> the inputs of the job writing it, relative to the demo's data directory.
+EXPECTED_IO: dict[str, set[str]] = {
+    "lake/bronze/customers": {"raw/customers.csv"},
+    "lake/bronze/products": {"raw/products.csv"},
+    "lake/bronze/orders": {"raw/orders.csv"},
+    "lake/bronze/order_lines": {"raw/order_lines.csv"},
+    "lake/bronze/payments": {"raw/payments.csv"},
+    "lake/bronze/clickstream": {"raw/clickstream"},
+    "lake/silver/customers": {"lake/bronze/customers"},
+    "lake/silver/products": {"lake/bronze/products"},
+    "lake/silver/orders": {"lake/bronze/orders", "lake/silver/customers"},
+    "lake/silver/order_items": {"lake/bronze/order_lines", "lake/silver/orders",
+                                "lake/silver/products"},
+    "lake/silver/payments": {"lake/bronze/payments"},
+    "lake/silver/clickstream": {"lake/bronze/clickstream"},
+    "lake/gold/revenue_daily": {"lake/silver/orders"},
+    "warehouse/gold.db/customer_ltv": {"lake/silver/customers", "lake/silver/orders",
+                                       "lake/silver/payments"},
+    "lake/gold/product_performance": {"lake/silver/order_items"},
+    "lake/features/customer_features": {"lake/silver/customers", "lake/silver/orders",
+                                        "lake/silver/clickstream"},
+}
+EXPECTED_ML_IO: dict[str, set[str]] = {
+    "models/repeat_buyer_holdout": {"lake/features/customer_features"},
+    "lake/gold/repeat_buyer_scores": {"lake/features/customer_features"},
+}
+
+
+@dataclass
+class Snapshot:
+    """What the API says after one demo run."""
+
+    counts: dict[str, int]
+    jobs: list[dict[str, Any]]
+
+
+@dataclass
+class DemoRuns:
+    data_dir: Path
+    first: DemoResult
+    after_first: Snapshot
+    drift: DemoResult
+    after_drift: Snapshot
+
+
+def _quiet() -> Console:
+    return Console(file=io.StringIO(), width=120)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRuns:
+    data_dir = tmp_path_factory.mktemp("demo").resolve()
+    first = run_demo(data_dir, scale="tiny", serve=False, port=0, console=_quiet())
+    after_first = _snapshot(data_dir, first)
+    drift = run_demo(data_dir, scale="tiny", drift=True, serve=False, port=0, console=_quiet())
+    return DemoRuns(data_dir, first, after_first, drift, _snapshot(data_dir, drift))
+
+
+@pytest.fixture
+def api(demo: DemoRuns) -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(data_dir=demo.data_dir))) as client:
+        yield client
+
+
+def _snapshot(data_dir: Path, result: DemoResult) -> Snapshot:
+    with TestClient(create_app(Settings(data_dir=data_dir))) as client:
+        return Snapshot(dict(result.counts), _jobs(client))
+
+
+def _jobs(client: TestClient) -> list[dict[str, Any]]:
+    response = client.get("/api/v1/namespaces/retail/jobs", params={"limit": 1000})
+    assert response.status_code == 200, response.text
+    return list(response.json()["jobs"])
+
+
+def _relative(data_dir: Path, dataset: dict[str, str]) -> str:
+    assert dataset["namespace"] == "file", dataset
+    return str(Path(dataset["name"]).relative_to(data_dir))
+
+
+def _io_by_output(data_dir: Path, jobs: list[dict[str, Any]]) -> dict[str, set[str]]:
+    """Output dataset -> inputs of the job(s) writing it, from the jobs' current inputs/outputs."""
+    found: dict[str, set[str]] = {}
+    for job in jobs:
+        inputs = {_relative(data_dir, d) for d in job["inputs"]}
+        for output in job["outputs"]:
+            found.setdefault(_relative(data_dir, output), set()).update(inputs)
+    return found
+
+
+def _field_id(data_dir: Path, dataset: str, field: str) -> str:
+    return f"datasetField:file:{data_dir / dataset}:{field}"
+
+
+# --- the pipeline ran --------------------------------------------------------------------
+
+
+def test_every_step_ran(demo: DemoRuns) -> None:
+    for result in (demo.first, demo.drift):
+        statuses = {s.step.script: s.status for p in result.pipelines for s in p.steps}
+        expected_ml = "ok" if HAVE_ML else "skipped"
+        assert statuses.pop("train.py") == expected_ml
+        assert statuses.pop("score.py") == expected_ml
+        assert set(statuses.values()) == {"ok"}, statuses
+    # The first demo had no earlier run, the drift demo reuses it: one pipeline run each.
+    assert [p.drift for p in demo.first.pipelines] == [False]
+    assert [p.drift for p in demo.drift.pipelines] == [True]
+
+
+# --- table-level lineage -----------------------------------------------------------------
+
+
+def test_every_job_reads_and_writes_the_expected_datasets(demo: DemoRuns) -> None:
+    found = _io_by_output(demo.data_dir, demo.after_first.jobs)
+    model_outputs = {name for name in found if name.startswith("models/repeat_buyer/")}
+    for name in model_outputs:
+        # The saved model's metadata and fitted data: written from the driver, no dataset input.
+        assert found.pop(name) == set(), name
+    expected = dict(EXPECTED_IO)
+    if HAVE_ML:
+        expected.update(EXPECTED_ML_IO)
+        # One dataset per saved part, at a stable path (the random stage uids are cut).
+        assert sorted(model_outputs) == [
+            "models/repeat_buyer/metadata",
+            "models/repeat_buyer/stages/0_VectorAssembler/metadata",
+            "models/repeat_buyer/stages/1_StandardScaler/data",
+            "models/repeat_buyer/stages/1_StandardScaler/metadata",
+            "models/repeat_buyer/stages/2_LogisticRegression/data",
+            "models/repeat_buyer/stages/2_LogisticRegression/metadata",
+        ]
+    assert found == expected
+
+
+@pytest.mark.parametrize("which", ["first", "drift"])
+def test_every_run_hangs_under_the_pipeline_run(
+    demo: DemoRuns, api: TestClient, which: str
+) -> None:
+    result = demo.first if which == "first" else demo.drift
+    pipeline_run = result.pipelines[0].run_id
+    response = api.get("/api/v1/namespaces/retail/jobs/retail_pipeline/runs")
+    assert response.status_code == 200, response.text
+    states = {r["id"]: r["state"] for r in response.json()["runs"]}
+    assert states[pipeline_run] == "COMPLETED"
+    for job in demo.after_drift.jobs:
+        if job["name"] == "retail_pipeline":
+            continue
+        runs = [r for r in _job_runs(api, job["name"]) if _root_run(r) == pipeline_run]
+        assert runs, f"{job['name']} has no run under the pipeline run {pipeline_run}"
+        assert {r["state"] for r in runs} == {"COMPLETED"}, job["name"]
+
+
+def _job_runs(api: TestClient, job: str) -> list[dict[str, Any]]:
+    response = api.get(f"/api/v1/namespaces/retail/jobs/{quote(job, safe='')}/runs",
+                       params={"limit": 100})
+    assert response.status_code == 200, response.text
+    return list(response.json()["runs"])
+
+
+def _root_run(run: dict[str, Any]) -> str | None:
+    """The run id at the top of a run's parent chain, as its ``parent`` facet says."""
+    parent = run["facets"].get("parent")
+    if not parent:
+        return None
+    root = parent.get("root") or parent
+    return str(root["run"]["runId"])
+
+
+# --- column-level lineage ----------------------------------------------------------------
+
+
+def test_revenue_column_comes_from_the_bronze_amount(demo: DemoRuns, api: TestClient) -> None:
+    target = _field_id(demo.data_dir, "lake/gold/revenue_daily", "total_revenue")
+    response = api.get("/api/v2/lineage", params={"nodeId": target, "direction": "upstream",
+                                                  "depth": 10})
+    assert response.status_code == 200, response.text
+    edges = {(e["upstream"], e["downstream"]): e for e in response.json()["edges"]}
+    silver_total = _field_id(demo.data_dir, "lake/silver/orders", "total")
+    bronze_amount = _field_id(demo.data_dir, "lake/bronze/orders", "amount")
+    raw_amount = _field_id(demo.data_dir, "raw/orders.csv", "amount")
+    assert _kinds(edges[(silver_total, target)]) == {("DIRECT", "AGGREGATION")}
+    assert _kinds(edges[(bronze_amount, silver_total)]) == {("DIRECT", "TRANSFORMATION")}
+    assert _kinds(edges[(raw_amount, bronze_amount)]) == {("DIRECT", "IDENTITY")}
+
+
+def _kinds(edge: dict[str, Any]) -> set[tuple[str, str | None]]:
+    return {(t["type"], t["subtype"]) for t in edge["transformations"] if t["type"] == "DIRECT"}
+
+
+def test_key_column_edges_across_jobs(demo: DemoRuns, api: TestClient) -> None:
+    def upstream_fields(dataset: str, field: str) -> set[str]:
+        node = _field_id(demo.data_dir, dataset, field)
+        response = api.get("/api/v2/lineage", params={"nodeId": node, "direction": "upstream",
+                                                      "depth": 1})
+        assert response.status_code == 200, response.text
+        return {e["upstream"] for e in response.json()["edges"] if e["downstream"] == node
+                and any(t["type"] == "DIRECT" for t in e["transformations"])}
+
+    d = demo.data_dir
+    # The silver join brings the customer's country into orders.
+    assert upstream_fields("lake/silver/orders", "country") == {
+        _field_id(d, "lake/silver/customers", "country")}
+    # The SQL CTAS: lifetime value sums the silver order totals.
+    assert upstream_fields("warehouse/gold.db/customer_ltv", "lifetime_value") == {
+        _field_id(d, "lake/silver/orders", "total")}
+    # The window job: revenue from the line totals of order items.
+    assert upstream_fields("lake/gold/product_performance", "revenue") == {
+        _field_id(d, "lake/silver/order_items", "line_total")}
+    # PII: the cleaned email is computed from the bronze email.
+    assert upstream_fields("lake/silver/customers", "email") == {
+        _field_id(d, "lake/bronze/customers", "email")}
+
+
+# --- rerun and drift ---------------------------------------------------------------------
+
+
+def test_second_run_adds_runs_without_duplicating(demo: DemoRuns) -> None:
+    before, after = demo.after_first.counts, demo.after_drift.counts
+    assert after["datasets"] == before["datasets"]
+    assert after["jobs"] == before["jobs"]
+    assert sorted(j["name"] for j in demo.after_drift.jobs) == sorted(
+        j["name"] for j in demo.after_first.jobs)
+    assert after["runs"] > before["runs"]
+    assert after["dataset_versions"] > before["dataset_versions"]
+
+
+def _versions(api: TestClient, data_dir: Path, dataset: str) -> list[dict[str, Any]]:
+    name = quote(str(data_dir / dataset), safe="")
+    response = api.get(f"/api/v1/namespaces/file/datasets/{name}/versions", params={"limit": 100})
+    assert response.status_code == 200, response.text
+    return list(response.json()["versions"])  # newest first
+
+
+def _field_types(version: dict[str, Any]) -> dict[str, str]:
+    return {f["name"]: str(f["type"]).lower() for f in version["fields"]}
+
+
+def test_drift_is_a_new_schema_version_read_downstream(demo: DemoRuns, api: TestClient) -> None:
+    d = demo.data_dir
+    bronze = _versions(api, d, "lake/bronze/customers")
+    by_id = {v["version"]: _field_types(v) for v in bronze}
+    newest = by_id[bronze[0]["version"]]
+    assert "phone_number" in newest and "phone" not in newest
+    assert newest["customer_id"] == "string"
+    before = [v for v in by_id.values() if "phone" in v]
+    assert before, "no version of bronze customers has the schema from before the drift"
+    assert all(v["customer_id"] in {"int", "integer", "bigint"} for v in before)
+    # The change reaches the gold catalog table through silver.
+    ltv = [_field_types(v) for v in _versions(api, d, "warehouse/gold.db/customer_ltv")]
+    assert ltv[0]["customer_id"] == "string"
+    assert any(v.get("customer_id") in {"int", "integer", "bigint"} for v in ltv[1:])
+
+    # The silver run after the change read the new bronze version, the one before the old.
+    silver_customers = next(
+        j for j in demo.after_drift.jobs
+        if any(_relative(d, o) == "lake/silver/customers" for o in j["outputs"])
+    )
+    read = {
+        _root_run(r): [by_id[v["datasetVersionId"]["version"]] for v in r["inputDatasetVersions"]]
+        for r in _job_runs(api, silver_customers["name"])
+    }
+    [after_drift] = read[demo.drift.pipelines[0].run_id]
+    assert "phone_number" in after_drift
+    [before_drift] = read[demo.first.pipelines[0].run_id]
+    assert "phone" in before_drift
