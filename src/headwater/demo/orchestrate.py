@@ -89,6 +89,8 @@ def run_demo(
             if serve:
                 console.print(f"\nserving at {server.url}   (Ctrl+C to stop)")
                 server.wait()
+            else:
+                console.print(f"\nto explore later: headwater serve --data-dir {data_dir}")
         finally:
             server.stop()
     finally:
