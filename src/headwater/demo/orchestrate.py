@@ -61,7 +61,8 @@ def run_demo(
     """
     from headwater.server.app import open_store
 
-    console = console or Console()
+    # No wrapping: the URLs printed below must stay copyable in narrow terminals and logs.
+    console = console or Console(soft_wrap=True)
     data_dir = data_dir.expanduser().resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     settings = Settings(data_dir=data_dir, host=host, port=port)
