@@ -119,3 +119,20 @@ def test_nested_schema(spark, lineage, tmp_path: Path):
     assert fields[1]["name"] == "addr" and fields[1]["type"] == "struct"
     assert [f["name"] for f in fields[1]["fields"]] == ["city", "geo"]
     assert fields[1]["fields"][1]["fields"] == [{"name": "lat", "type": "double"}]
+
+
+def test_internal_reads_of_schema_inference_and_take_emit_nothing(spark, lineage, tmp_path: Path):
+    # inferSchema/header make Spark run its own limit and deserialise actions on
+    # the CSV; like the user's take()/rdd, they write nothing and get no job.
+    source = tmp_path / "raw.csv"
+    source.write_text("id,amount\n1,2.5\n2,3.5\n")
+    frame = spark.read.option("header", True).option("inferSchema", True).csv(str(source))
+    frame.take(1)
+    frame.rdd.map(lambda row: row[0]).collect()
+    frame.write.mode("overwrite").parquet(str(tmp_path / "out"))
+
+    names = {e["job"]["name"] for e in lineage.action_events()}
+    assert names == {
+        "headwater_agent_tests.execute_insert_into_hadoop_fs_relation_command."
+        f"{tmp_path.name}_out"
+    }, names

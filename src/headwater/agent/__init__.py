@@ -28,6 +28,9 @@ __all__ = ["Agent", "attach"]
 
 logger = logging.getLogger(__name__)
 
+#: How long close() lets already-finished actions reach the listener at most.
+_BUS_DRAIN_SECONDS = 30.0
+
 _registry: dict[int, Agent] = {}
 _registry_lock = threading.Lock()
 
@@ -120,12 +123,14 @@ class Agent:
         for event in events:
             self._emit(event)
 
-    def _wait_for_listener_bus(self, timeout: float) -> None:
+    def _wait_for_listener_bus(self, timeout: float) -> bool:
         # Actions reach the listener through Spark's asynchronous listener bus.
         try:
             self._jsession.sparkContext().listenerBus().waitUntilEmpty(int(timeout * 1000))
+            return True
         except Exception:
             logger.debug("could not wait for the listener bus", exc_info=True)
+            return False
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every captured action's events reached the emitter and were sent."""
@@ -148,8 +153,18 @@ class Agent:
         if not self.enabled:
             return
         try:
-            # Let actions already on Spark's listener bus reach the agent first.
-            self._wait_for_listener_bus(timeout)
+            # Let actions already on Spark's listener bus reach the agent first. An
+            # action still on the bus when the listener is unregistered is lost for
+            # good (nothing to spool), so a starved machine gets a longer, bounded wait
+            # here than delivery does — and a warning if even that runs out.
+            if not self._wait_for_listener_bus(timeout) and not self._wait_for_listener_bus(
+                max(_BUS_DRAIN_SECONDS - timeout, 0.0)
+            ):
+                logger.warning(
+                    "headwater agent: Spark's listener bus did not drain within %.0f s at stop;"
+                    " lineage of the last actions may be missing",
+                    max(timeout, _BUS_DRAIN_SECONDS),
+                )
             self._listener.active = False
             try:
                 self._jsession.listenerManager().unregister(self._listener)

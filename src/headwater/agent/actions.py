@@ -33,6 +33,14 @@ READ_ONLY_ROOTS = frozenset(
         "Project",
         "Aggregate",
         "LocalRelation",
+        # take()/head()/show() and Spark's own sampling for CSV/JSON schema inference
+        "GlobalLimit",
+        "LocalLimit",
+        "Offset",
+        "Tail",
+        # DataFrame -> RDD or objects (df.rdd, Spark ML fitting and model loading)
+        "DeserializeToObject",
+        "SerializeFromObject",
         "ShowTables",
         "CreateNamespace",
         "SetCatalogAndNamespace",
