@@ -20,8 +20,8 @@ def test_every_setting_has_a_documented_serve_option() -> None:
         assert f"HEADWATER_{field.name.upper()}" in help_text, field.name
 
 
-def test_demo_shares_the_server_options() -> None:
-    result = CliRunner().invoke(main, ["demo", "--help"], terminal_width=200)
+def test_sample_shares_the_server_options() -> None:
+    result = CliRunner().invoke(main, ["sample", "--help"], terminal_width=200)
     assert result.exit_code == 0
     for option in ("--db", "--data-dir", "--port", "--api-key", "--no-serve"):
         assert option in result.output

@@ -18,11 +18,12 @@ from headwater import __version__
 __all__ = ["main"]
 
 _COMMANDS: dict[str, str] = {
-    "demo": "headwater.cli.demo:demo",
+    "demo": "headwater.demo.command:demo",
     "ingest": "headwater.cli.ingest:ingest",
     "instrument": "headwater.cli.instrument:instrument",
     "lineage": "headwater.cli.lineage:lineage",
     "search": "headwater.cli.search:search",
+    "sample": "headwater.cli.sample:sample",
     "serve": "headwater.cli.serve:serve",
     "version": "headwater.cli.version:version",
 }

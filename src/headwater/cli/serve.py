@@ -1,6 +1,6 @@
 """``headwater serve``: the ingestion and query server.
 
-Also defines the server options (``server_options``) that ``headwater demo``
+Also defines the server options (``server_options``) that ``headwater sample``
 shares: each maps onto a :class:`~headwater.config.Settings` field and
 defaults to ``None`` so the ``HEADWATER_*`` variable applies unless given.
 """

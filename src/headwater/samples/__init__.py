@@ -1,4 +1,4 @@
-"""Sample OpenLineage events shipped with headwater (for ``headwater demo`` and tests)."""
+"""Sample OpenLineage events shipped with headwater (for ``headwater sample`` and tests)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Run the app under uvicorn: what ``headwater serve`` and ``headwater demo`` call."""
+"""Run the app under uvicorn: what ``headwater serve``, ``headwater sample`` and ``headwater demo`` call."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``headwater demo``: loads the shipped sample, twice without failing, and serves it."""
+"""``headwater sample``: loads the shipped sample, twice without failing, and serves it."""
 
 from __future__ import annotations
 
@@ -46,10 +46,10 @@ def test_sample_covers_bronze_silver_gold_with_column_lineage_and_a_failure() ->
     assert len(schemas) == 2  # the schema of silver/orders drifts
 
 
-def test_demo_twice_without_serving(tmp_path: Path) -> None:
+def test_sample_twice_without_serving(tmp_path: Path) -> None:
     runner = CliRunner()
     data_dir = tmp_path / "hw"
-    first = runner.invoke(main, ["demo", "--no-serve", "--data-dir", str(data_dir)],
+    first = runner.invoke(main, ["sample", "--no-serve", "--data-dir", str(data_dir)],
                            env={"HEADWATER_DB_URL": None})
     assert first.exit_code == 0, first.output
     assert str(data_dir.resolve()) in first.output
@@ -57,7 +57,7 @@ def test_demo_twice_without_serving(tmp_path: Path) -> None:
     assert f"{total} events ({total} new, 0 already loaded, 0 rejected)" in first.output
     assert "jobs" in first.output and "datasets" in first.output
 
-    second = runner.invoke(main, ["demo", "--no-serve", "--data-dir", str(data_dir)],
+    second = runner.invoke(main, ["sample", "--no-serve", "--data-dir", str(data_dir)],
                            env={"HEADWATER_DB_URL": None})
     assert second.exit_code == 0, second.output
     assert f"(0 new, {total} already loaded, 0 rejected)" in second.output
@@ -68,12 +68,12 @@ def test_demo_twice_without_serving(tmp_path: Path) -> None:
 
 @pytest.mark.live
 @pytest.mark.slow
-def test_demo_serves_until_interrupted(tmp_path: Path) -> None:
+def test_sample_serves_until_interrupted(tmp_path: Path) -> None:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "HEADWATER_DB_URL"}
     env["HEADWATER_DATA_DIR"] = str(tmp_path / "hw")
     process = subprocess.Popen(
-        [sys.executable, "-m", "headwater", "demo", "--host", "127.0.0.1", "--port", str(port)],
+        [sys.executable, "-m", "headwater", "sample", "--host", "127.0.0.1", "--port", str(port)],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path,
     )
     try:
@@ -87,7 +87,7 @@ def test_demo_serves_until_interrupted(tmp_path: Path) -> None:
                     break
             except httpx.TransportError:
                 pass
-            assert time.monotonic() < deadline, "demo did not start serving"
+            assert time.monotonic() < deadline, "sample did not start serving"
             time.sleep(0.2)
     finally:
         process.send_signal(signal.SIGINT)

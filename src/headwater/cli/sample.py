@@ -1,4 +1,7 @@
-"""``headwater demo``: a local headwater loaded with a sample retail pipeline's lineage.
+"""``headwater sample``: a local headwater loaded with a sample retail pipeline's lineage, no Spark.
+
+``headwater demo`` runs the real PySpark pipeline; this loads a fixed set of
+events in a second, for trying the API and the UI.
 
 Creates the data folder (``./.headwater`` unless ``--data-dir``/``HEADWATER_DATA_DIR``
 says otherwise), loads the sample events shipped in :mod:`headwater.samples`
@@ -16,15 +19,15 @@ import click
 from headwater.cli.serve import server_options, settings_from_options
 from headwater.errors import HeadwaterError
 
-__all__ = ["demo"]
+__all__ = ["sample"]
 
 
 @click.command()
 @server_options
 @click.option("--serve/--no-serve", "keep_serving", default=True, show_default=True,
               help="Serve the loaded store until interrupted.")
-def demo(keep_serving: bool, **options: Any) -> None:
-    """Load sample retail lineage (bronze/silver/gold jobs) and serve it."""
+def sample(keep_serving: bool, **options: Any) -> None:
+    """Load fixed sample retail lineage (no Spark needed) and serve it."""
     from headwater.samples import JOB_NAMESPACE, retail_events
     from headwater.server.app import open_store
     from headwater.server.ingest import ingest_batch
@@ -50,7 +53,7 @@ def demo(keep_serving: bool, **options: Any) -> None:
                 settings = settings.replace(port=_free_port(settings.host))
                 click.echo(f"(the usual port is taken; using {settings.port})")
             url = settings.base_url
-            click.echo(f"\nheadwater demo at {url}   (Ctrl+C to stop)")
+            click.echo(f"\nheadwater sample lineage at {url}   (Ctrl+C to stop)")
             click.echo(f"  jobs:   {url}/api/v1/namespaces/{JOB_NAMESPACE}/jobs")
             click.echo(f"  health: {url}/api/v1/health")
             run_server(settings, store)
