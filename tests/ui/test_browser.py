@@ -40,7 +40,7 @@ def job(name: str) -> str:
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data_dir = tmp_path_factory.mktemp("ui") / "hw"
-    loaded = CliRunner().invoke(main, ["demo", "--no-serve", "--data-dir", str(data_dir)], env={})
+    loaded = CliRunner().invoke(main, ["sample", "--no-serve", "--data-dir", str(data_dir)], env={})
     assert loaded.exit_code == 0, loaded.output
     with running_server("--data-dir", str(data_dir), env={"HEADWATER_DB_URL": ""}) as url:
         yield url
