@@ -17,6 +17,35 @@ export interface V2Node {
   data: Record<string, unknown> | null;
 }
 
+/** A run as /api/v2/lineage summarises it on job nodes (`data.latestRun`). */
+export interface RunSummary {
+  id: string;
+  state: RunState;
+  startedAt: string | null;
+  endedAt: string | null;
+  durationMs: number | null;
+}
+
+/** `data` of a JOB node in /api/v2/lineage. */
+export interface JobNodeData {
+  namespace: string;
+  name: string;
+  version: string | null;
+  latestRun?: RunSummary | null;
+  parentJob?: { namespace: string; name: string } | null;
+}
+
+/** `data` of a RUN node in /api/v2/lineage. */
+export interface RunNodeData {
+  runId: string;
+  /** The run's job as a node id. */
+  job: string | null;
+  state: RunState | null;
+  startedAt: string | null;
+  endedAt: string | null;
+  parentRun?: string | null;
+}
+
 export interface V2Edge {
   upstream: string;
   downstream: string;
@@ -54,6 +83,11 @@ export interface Run {
   inputDatasetVersions: { datasetVersionId: DatasetId & { version: string }; facets: Record<string, unknown> }[];
   outputDatasetVersions: { datasetVersionId: DatasetId & { version: string }; facets: Record<string, unknown> }[];
   facets: Record<string, any>;
+}
+
+/** A run in a run's list of children: the run and its job. */
+export interface ChildRun extends Run {
+  job: { namespace: string; name: string };
 }
 
 export interface Dataset {
@@ -148,6 +182,8 @@ export const api = {
   jobRuns: (ns: string, name: string, limit = 50) =>
     getJson<{ runs: Run[]; totalCount: number }>(`/api/v1/namespaces/${enc(ns)}/jobs/${enc(name)}/runs`, { limit }),
   run: (id: string) => getJson<Run>(`/api/v1/jobs/runs/${enc(id)}`),
+  runChildren: (id: string, limit = 100, offset = 0) =>
+    getJson<{ runs: ChildRun[]; totalCount: number }>(`/api/v1/jobs/runs/${enc(id)}/children`, { limit, offset }),
   search: (q: string, limit = 10) => getJson<{ totalCount: number; results: SearchResult[] }>("/api/v1/search", { q, limit }),
   lineage: (params: { nodeId: string; direction: string; depth: number; asOf?: string; maxNodes?: number }) =>
     getJson<V2Graph>("/api/v2/lineage", params),

@@ -1,12 +1,12 @@
 // The explorer's graph state, independent of drawing: merged API answers, path finding
 // and the collapsed view. Pure functions over plain data, so they are easy to reason about.
-import type { V2Edge, V2Graph, V2Node } from "../api";
+import { nodeIds, type JobNodeData, type RunNodeData, type V2Edge, type V2Graph, type V2Node } from "../api";
 
 export interface DrawNode {
   id: string;
   type: string;
   data: Record<string, unknown> | null;
-  /** Node ids folded into this one (collapsed child jobs). */
+  /** Node ids folded into this one (collapsed child jobs or child runs). */
   members: string[];
   parent?: string;
 }
@@ -53,20 +53,54 @@ export function transformationLabel(edge: V2Edge): { label: string; kind: string
   return { label, kind: first.type === "INDIRECT" ? "indirect" : (first.subtype ?? "direct").toLowerCase() };
 }
 
+/** A node's parent, from the server's node data: a job's parent job, a run's parent run. */
+export function parentOf(node: V2Node): string | null {
+  if (node.type === "JOB") {
+    const parent = (node.data as JobNodeData | null)?.parentJob;
+    return parent ? nodeIds.job(parent.namespace, parent.name) : null;
+  }
+  if (node.type === "RUN") {
+    const parent = (node.data as RunNodeData | null)?.parentRun;
+    return parent ? nodeIds.run(parent) : null;
+  }
+  return null;
+}
+
 /**
- * The nodes and edges to draw. With `parentOf` (child job id -> parent job id), child jobs are
- * folded into their parent: edges are re-pointed at the parent and merged.
+ * Which nodes fold into which (child id -> parent id) when child jobs and runs are collapsed:
+ * every node with a parent, except the children of the parents in `open` (unfolded on demand).
+ */
+export function foldMap(model: LineageModel, open: Iterable<string>): Map<string, string> {
+  const unfolded = new Set(open);
+  const folds = new Map<string, string>();
+  for (const node of model.nodes.values()) {
+    const parent = parentOf(node);
+    if (parent && !unfolded.has(parent)) folds.set(node.id, parent);
+  }
+  return folds;
+}
+
+/**
+ * The nodes and edges to draw. With `parentOf` (child id -> parent id), child jobs and runs
+ * are folded into their parent: edges are re-pointed at the parent and merged.
  */
 export function drawable(model: LineageModel, parentOf: Map<string, string> | null): { nodes: DrawNode[]; edges: DrawEdge[] } {
-  const alias = (id: string) => (parentOf?.get(id) ?? id);
+  // Up the parent chain as far as it is known (an action's run -> its application run -> the
+  // orchestrator's run), guarding against a cycle in bad data.
+  const alias = (id: string) => {
+    let top = id;
+    for (let hops = 0; parentOf?.has(top) && hops < 16; hops++) top = parentOf.get(top)!;
+    return top;
+  };
   const nodes = new Map<string, DrawNode>();
   for (const node of model.nodes.values()) {
     const id = alias(node.id);
     const existing = nodes.get(id);
     if (existing) {
-      existing.members.push(node.id);
+      if (id !== node.id) existing.members.push(node.id);
+      else Object.assign(existing, { type: node.type, data: node.data });
     } else if (id !== node.id) {
-      nodes.set(id, { id, type: "JOB", data: null, members: [node.id] });
+      nodes.set(id, { id, type: node.type, data: null, members: [node.id] });
     } else {
       nodes.set(id, { id, type: node.type, data: node.data, members: [] });
     }

@@ -1,5 +1,7 @@
-// How the explorer draws: datasets as rounded boxes, jobs as dark boxes coloured by their
-// latest run's state, column edges labelled with their transformation.
+// How the explorer draws: datasets as rounded boxes, jobs as dark boxes edged in their
+// latest run's state colour, runs filled with their state's colour, folded parents with a
+// double border, a limited view's frontier dashed, column edges labelled with their
+// transformation.
 import type cytoscape from "cytoscape";
 
 export const STATE_COLOURS: Record<string, string> = {
@@ -51,7 +53,11 @@ export function stylesheet(large: boolean): cytoscape.StylesheetJson {
       },
     },
     { selector: "node[kind = 'JOB'][?collapsed]", style: { "border-style": "double", "border-width": 6 } },
-    { selector: "node[kind = 'RUN']", style: { shape: "ellipse", width: 120, "background-color": "data(stateColour)", color: "#fff" } },
+    {
+      selector: "node[kind = 'RUN']",
+      style: { "background-color": "data(stateColour)", "border-color": "#33414f", color: "#fff", "text-wrap": "wrap", "font-size": 10, height: 44 },
+    },
+    { selector: "node[kind = 'RUN'][?collapsed]", style: { "border-style": "double", "border-width": 6 } },
     {
       selector: "node[kind = 'DATASET_FIELD']",
       style: { width: 150, height: 26, "background-color": "#ffffff", "border-color": "#7aa7d8", "font-size": 11 },
@@ -67,6 +73,8 @@ export function stylesheet(large: boolean): cytoscape.StylesheetJson {
         "padding": "12px",
       },
     },
+    // A limited view's frontier: nodes with neighbours not drawn yet.
+    { selector: "node.more", style: { "border-style": "dashed", "border-color": "#9b51e0", "border-width": 3 } },
     { selector: "node.root", style: { "border-color": "#f08c00", "border-width": 4 } },
     { selector: "node:selected", style: { "overlay-color": "#f08c00", "overlay-opacity": 0.25 } },
     {

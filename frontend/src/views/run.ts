@@ -1,5 +1,6 @@
-// The run page: state and times, input and output dataset versions, parent and child runs,
-// the error message of a failed run, and its facets.
+// The run page: state and times, input and output dataset versions, parent and child runs
+// (listed from /api/v1/jobs/runs/{id}/children, a page at a time), the error message of a
+// failed run, and its facets.
 import { api, nodeIds, pageUrl, type Run } from "../api";
 import { add, errorBox, facetList, formatDuration, formatTime, h, link, section, stateBadge, table } from "../dom";
 
@@ -23,7 +24,8 @@ export async function runView(root: HTMLElement, id: string): Promise<void> {
     h("div", { class: "page-head" }, h("span", { class: "kind kind-run" }, "run"), h("h1", { class: "mono" }, id),
       h("p", {}, stateBadge(run.state), ` started ${formatTime(run.startedAt)} · ended ${formatTime(run.endedAt)} · ${formatDuration(run.durationMs)}`),
       job ? h("p", {}, "job ", link(pageUrl.job(job.namespace, job.name), job.name)) : null,
-      link(pageUrl.lineage(nodeIds.run(id)), "view run lineage", { class: "button" })),
+      link(pageUrl.lineage(nodeIds.run(id)), "view run lineage", { class: "button" }), " ",
+      link(pageUrl.lineage(nodeIds.run(id), { collapse: "1" }), "… with child runs collapsed", { class: "button" })),
     error ? section("Error", h("pre", { class: "error-message", "data-testid": "error-message" }, String(error.message ?? "")),
       error.stackTrace ? h("details", {}, h("summary", {}, "stack trace"), h("pre", {}, String(error.stackTrace))) : null) : null,
     h("div", { class: "columns" },
@@ -34,26 +36,35 @@ export async function runView(root: HTMLElement, id: string): Promise<void> {
     parent?.run?.runId ? h("p", {}, "parent run ", link(pageUrl.run(parent.run.runId), parent.run.runId.slice(0, 8)),
       parent.job ? ` of job ${parent.job.name}` : "") : h("p", { class: "muted" }, "No parent run."));
   root.append(family, section("Facets", facetList(run.facets)));
-  if (job) await childRuns(family, run, job.namespace, job.name);
+  await childRuns(family, id);
 }
 
-/**
- * Child runs name this run in their parent facet. The API has no children query yet, so the
- * page looks at the runs of the jobs whose latest run names this job as parent.
- */
-async function childRuns(into: HTMLElement, run: Run, namespace: string, jobName: string): Promise<void> {
-  try {
-    const { jobs } = await api.jobs(namespace);
-    const childJobs = jobs.filter((j) => j.latestRun?.facets?.parent?.job?.name === jobName || j.parentJobName === jobName);
-    const lists = await Promise.all(childJobs.map((j) => api.jobRuns(j.namespace, j.name, 100).then(({ runs }) => runs.map((r) => ({ job: j.name, run: r })))));
-    const children = lists.flat().filter(({ run: r }) => r.facets?.parent?.run?.runId === run.id);
-    children.sort((x, y) => (x.run.startedAt ?? "").localeCompare(y.run.startedAt ?? ""));
-    into.append(children.length
-      ? table(["child run", "job", "state", "started", "duration"], children.map(({ job, run: r }) => [
-        link(pageUrl.run(r.id), r.id.slice(0, 8)), job, stateBadge(r.state), formatTime(r.startedAt), formatDuration(r.durationMs),
-      ]), { "data-testid": "children" })
-      : h("p", { class: "muted" }, "No child runs."));
-  } catch (error) {
-    into.append(errorBox(error));
-  }
+/** How many child runs the page lists at a time; "show more" asks for the next page. */
+const CHILD_PAGE = 100;
+
+/** The runs whose parent facet names this run (a Spark application's per-action runs). */
+async function childRuns(into: HTMLElement, id: string): Promise<void> {
+  const rows = h("tbody", {});
+  const count = h("p", { class: "muted", "data-testid": "children-count" });
+  const more = h("button", { type: "button", "data-action": "more-children", hidden: true }, "show more");
+  let offset = 0;
+  const load = async () => {
+    try {
+      const { runs, totalCount } = await api.runChildren(id, CHILD_PAGE, offset);
+      offset += runs.length;
+      add(rows, runs.map((r) => h("tr", {},
+        h("td", {}, link(pageUrl.run(r.id), r.id.slice(0, 8))), h("td", {}, link(pageUrl.job(r.job.namespace, r.job.name), r.job.name)),
+        h("td", {}, stateBadge(r.state)), h("td", {}, formatTime(r.startedAt)), h("td", {}, formatDuration(r.durationMs)))));
+      count.textContent = totalCount ? `${totalCount} child run(s)${offset < totalCount ? `, ${offset} shown` : ""}` : "No child runs.";
+      more.hidden = offset >= totalCount;
+    } catch (error) {
+      into.append(errorBox(error));
+    }
+  };
+  more.addEventListener("click", () => void load());
+  const list = table(["child run", "job", "state", "started", "duration"], [], { "data-testid": "children" });
+  list.querySelector("tbody")!.replaceWith(rows);
+  into.append(count, list, more);
+  await load();
+  if (!offset) list.hidden = true;
 }

@@ -1,0 +1,169 @@
+// Turning the explorer's drawable nodes and edges into a Cytoscape.js graph: labels, state
+// colours, the layout (dagre for small graphs, headwater's layered layout for big ones), and
+// `window.headwater`, what is drawn in plain data for the browser tests and the benchmark.
+import cytoscape from "cytoscape";
+import dagre from "cytoscape-dagre";
+
+import { nodeIds, parseNodeId, type Job, type JobNodeData, type Run, type RunNodeData } from "../api";
+import { formatTime } from "../dom";
+import { shortName, type DrawEdge, type DrawNode } from "../graph/model";
+import { layered } from "../graph/layered";
+import { STATE_COLOURS, stylesheet } from "../graph/style";
+
+cytoscape.use(dagre);
+
+/** Above this many nodes the graph is drawn in its cheaper mode (straight edges, no arrows). */
+const LARGE = 300;
+/** Up to this many nodes dagre lays the graph out; above, the fast layered layout does. */
+const DAGRE_MAX = 150;
+/** dagre's rankers; `?ranker=` overrides the choice (the draw benchmark compares them). */
+const RANKERS = new Set(["network-simplex", "tight-tree", "longest-path"]);
+const NO_STATE = "#8a9bb0";
+
+const short = (time: string | null | undefined) => (time ? formatTime(time).slice(0, 16) : "");
+
+/**
+ * A node's label and run state. Job nodes show their latest run's start time; run nodes their
+ * job and id; folded parents how many children they hold. `parent` is a folded parent's own
+ * details, when they have been fetched.
+ */
+export function nodeLook(node: DrawNode, grouped: boolean, parent?: Job | Run): { label: string; state: string } {
+  const parsed = parseNodeId(node.id);
+  if (node.type === "DATASET_FIELD") {
+    return { label: grouped ? (parsed.field ?? node.id) : `${shortName(parsed.name)}.${parsed.field}`, state: "" };
+  }
+  if (node.type === "RUN") {
+    const data = node.data as RunNodeData | null;
+    const run = parent as Run | undefined;
+    const job = data?.job ? parseNodeId(data.job).name : run?.jobVersion?.name;
+    const folded = node.members.length ? ` (+${node.members.length} runs)` : "";
+    const head = job ? `${shortName(job)}${folded}` : `run${folded}`;
+    const started = short(data?.startedAt ?? run?.startedAt);
+    return { label: `${head}\nrun ${parsed.name.slice(0, 8)}${started ? ` · ${started}` : ""}`, state: data?.state ?? run?.state ?? "" };
+  }
+  if (node.type === "JOB") {
+    const latest = (node.data as JobNodeData | null)?.latestRun ?? (parent as Job | undefined)?.latestRun;
+    const folded = node.members.length ? ` (+${node.members.length} jobs)` : "";
+    const when = short(latest?.startedAt);
+    return { label: `${shortName(parsed.name)}${folded}${when ? `\n${when}` : ""}`, state: latest?.state ?? "" };
+  }
+  return { label: shortName(parsed.name), state: "" };
+}
+
+export interface DrawOptions {
+  canvas: HTMLElement;
+  nodes: DrawNode[];
+  edges: DrawEdge[];
+  rootId: string;
+  columnView: boolean;
+  /** Nodes with neighbours left out of a limited view; drawn with a dashed border. */
+  frontier: Set<string>;
+  /** `?layout=` and `?ranker=` from the URL. */
+  layout: string | null;
+  ranker: string | null;
+}
+
+export function drawGraph(options: DrawOptions): cytoscape.Core {
+  const { nodes, edges, columnView } = options;
+  const large = nodes.length > LARGE;
+  // dagre for small graphs (nicest result), headwater's linear-time layered layout past
+  // DAGRE_MAX nodes (dagre and ELK both measured over the draw budget there: see layered.ts).
+  const useDagre = options.layout === "dagre" || (options.layout !== "layered" && nodes.length <= DAGRE_MAX);
+  // Field boxes inside dataset boxes need dagre's compound layout; big column graphs go flat.
+  const grouped = columnView && useDagre;
+  const elements: cytoscape.ElementDefinition[] = [];
+  if (grouped) {
+    const datasets = new Set(nodes.map((n) => { const p = parseNodeId(n.id); return nodeIds.dataset(p.namespace, p.name); }));
+    for (const id of datasets) elements.push({ group: "nodes", data: { id, label: shortName(parseNodeId(id).name), kind: "DATASET" } });
+  }
+  for (const node of nodes) {
+    const parsed = parseNodeId(node.id);
+    const { label, state } = nodeLook(node, grouped);
+    const classes = [node.id === options.rootId ? "root" : "", options.frontier.has(node.id) ? "more" : ""].filter(Boolean).join(" ");
+    elements.push({
+      group: "nodes",
+      data: {
+        id: node.id,
+        label,
+        kind: node.type,
+        state,
+        collapsed: node.members.length > 0,
+        stateColour: STATE_COLOURS[state] ?? NO_STATE,
+        parent: grouped ? nodeIds.dataset(parsed.namespace, parsed.name) : undefined,
+      },
+      classes,
+    });
+  }
+  for (const edge of edges) {
+    elements.push({
+      group: "edges",
+      data: { id: edge.id, source: edge.upstream, target: edge.downstream, via: edge.via ?? "", kind: columnView ? edge.kind : "table",
+        ...(columnView && edge.label ? { label: edge.label } : {}) },
+    });
+  }
+  const kindOf = new Map(nodes.map((n) => [n.id, n.type]));
+  const positions = useDagre ? null : layered({
+    ids: nodes.map((n) => n.id),
+    edges,
+    size: (id) => ({ width: 170, height: kindOf.get(id) === "JOB" || kindOf.get(id) === "RUN" ? 44 : 38 }),
+    rankSep: columnView ? 140 : 70,
+  });
+  return cytoscape({
+    container: options.canvas,
+    elements,
+    style: stylesheet(large),
+    minZoom: 0.02,
+    maxZoom: 3,
+    textureOnViewport: large,
+    hideEdgesOnViewport: nodes.length > 2000,
+    pixelRatio: large ? 1 : "auto",
+    layout: useDagre
+      ? ({
+        name: "dagre",
+        rankDir: "LR",
+        nodeSep: columnView ? 12 : 20,
+        rankSep: columnView ? 140 : 70,
+        ranker: RANKERS.has(options.ranker ?? "") ? options.ranker : "network-simplex",
+        fit: true,
+        padding: 30,
+        animate: false,
+      } as cytoscape.LayoutOptions)
+      : { name: "preset", positions: (node: cytoscape.NodeSingular) => positions!.get(node.id())!, fit: true, padding: 30 } as cytoscape.LayoutOptions,
+  });
+}
+
+/** Re-label folded parents once their own details are known (no relayout: sizes do not change). */
+export function decorateParents(cy: cytoscape.Core, nodes: DrawNode[], parents: Map<string, Job | Run>): void {
+  cy.batch(() => {
+    for (const node of nodes) {
+      const parent = parents.get(node.id);
+      if (!parent) continue;
+      const { label, state } = nodeLook(node, false, parent);
+      cy.getElementById(node.id).data({ label, state, stateColour: STATE_COLOURS[state] ?? NO_STATE });
+    }
+  });
+}
+
+/**
+ * `window.headwater`: what is drawn, in plain data (ids, labels, classes, on-screen positions
+ * relative to the canvas), the last draw's timings and the limited view's extent. The browser
+ * tests and the draw benchmark read it; it is also handy from the devtools console.
+ */
+export function exposeGraph(cy: cytoscape.Core, timings: Record<string, number>, view: Record<string, unknown>): void {
+  (window as unknown as { headwater: unknown }).headwater = {
+    timings,
+    view,
+    graph: () => ({
+      nodes: cy.nodes().map((n) => ({
+        id: n.id(), label: n.data("label"), kind: n.data("kind"), state: n.data("state") ?? "",
+        classes: n.classes(), parent: n.data("parent") ?? null, x: n.renderedPosition("x"), y: n.renderedPosition("y"),
+      })),
+      edges: cy.edges().map((e) => ({
+        source: e.data("source"), target: e.data("target"), label: e.data("label") ?? "", via: e.data("via"), classes: e.classes(),
+      })),
+      zoom: cy.zoom(),
+    }),
+    panBy: (x: number, y: number) => cy.panBy({ x, y }),
+    zoomBy: (factor: number) => cy.zoom({ level: cy.zoom() * factor, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } }),
+  };
+}
