@@ -108,19 +108,16 @@ class Target:
 def _directed(
     conn: Any, node_id: str, direction: str, depth: int, as_of: str | None, max_nodes: int
 ) -> dict[str, Any]:
+    from headwater.server.responses import V2Graph
     from headwater.server.routes.graph_v2 import directed_lineage
     from headwater.server.routes.reading import parse_time
 
     when: datetime | None = parse_time(as_of, "as-of")
     walk = cast(Literal["upstream", "downstream", "both"], direction)
     answer = directed_lineage(conn, node_id, walk, depth, when, max_nodes)
-    if answer["asOf"] is not None:
-        answer["asOf"] = answer["asOf"].isoformat()
-    for node in answer["nodes"]:
-        for key, value in (node["data"] or {}).items():
-            if isinstance(value, datetime):
-                node["data"][key] = value.isoformat()
-    return answer
+    # Through the server's response model, so --db prints exactly what the API sends.
+    body: dict[str, Any] = V2Graph.model_validate(answer).model_dump(mode="json")
+    return body
 
 
 def _search(conn: Any, text: str, kind: str | None, limit: int) -> dict[str, Any]:

@@ -15,6 +15,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "ChildRun",
+    "ChildRunList",
     "ColumnLineageEntry",
     "ColumnLineageInputField",
     "DatasetField",
@@ -214,6 +216,17 @@ class RunResponse(_Model):
 
 class RunList(_Model):
     runs: list[RunResponse]
+    totalCount: int
+
+
+class ChildRun(RunResponse):
+    """A run in the child-runs list: the run plus the job it belongs to."""
+
+    job: JobId
+
+
+class ChildRunList(_Model):
+    runs: list[ChildRun]
     totalCount: int
 
 

@@ -1,4 +1,4 @@
-"""Marquez's run reads: ``GET /api/v1/jobs/runs/{id}`` and its facets."""
+"""Run reads: ``GET /api/v1/jobs/runs/{id}``, its facets (Marquez) and its child runs."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from fastapi import Query
 
 from headwater.server.deps import StoreDep
 from headwater.server.handlers import RequestError
-from headwater.server.responses import FacetsResponse, RunResponse
-from headwater.server.routes.reading import connection, read_router
+from headwater.server.responses import ChildRunList, FacetsResponse, RunResponse
+from headwater.server.routes.reading import Limit, Offset, connection, page, read_router
 from headwater.store.reads import runs as reads
 
 __all__ = ["router"]
@@ -42,3 +42,19 @@ def get_run_facets(
     """The run's facets (``type=run``) or its job's facets as of this run (``type=job``)."""
     with connection(store) as conn:
         return {"runId": id, "facets": reads.run_facets(conn, _run_id(id), type)}
+
+
+@router.get("/api/v1/jobs/runs/{id}/children", response_model=ChildRunList, tags=["runs"])
+def get_child_runs(
+    id: str,  # noqa: A002 - Marquez's name
+    store: StoreDep,
+    limit: Limit = 100,
+    offset: Offset = 0,
+) -> dict[str, Any]:
+    """The runs whose ``parent`` facet names this run, oldest first, each with its ``job``.
+
+    A headwater addition: a Spark application run's children are its per-action runs.
+    """
+    with connection(store) as conn:
+        items, total = reads.child_runs(conn, _run_id(id), page(limit, offset))
+    return {"runs": items, "totalCount": total}

@@ -17,7 +17,16 @@ import sqlalchemy as sa
 
 from headwater.store import tables as t
 
-__all__ = ["Page", "aware", "chunks", "dataset_ids", "job_ids", "naive", "split_node_key"]
+__all__ = [
+    "Page",
+    "aware",
+    "chunks",
+    "dataset_ids",
+    "job_ids",
+    "naive",
+    "paged",
+    "split_node_key",
+]
 
 # Bound on the parameters of one IN (...) list, well under SQLite's variable limit.
 CHUNK = 500
@@ -32,6 +41,23 @@ class Page:
 
     def apply(self, query: sa.Select[Any]) -> sa.Select[Any]:
         return query.limit(self.limit).offset(self.offset)
+
+
+def paged(
+    conn: sa.Connection,
+    query: sa.Select[Any],
+    order_by: Sequence[sa.ColumnElement[Any]],
+    page: Page,
+) -> tuple[list[sa.Row[Any]], int]:
+    """One page of ``query``'s rows in ``order_by`` order, and how many rows there are in all.
+
+    The shape every Marquez list endpoint answers with (items plus ``totalCount``).
+    """
+    total = conn.execute(
+        sa.select(sa.func.count()).select_from(query.order_by(None).subquery())
+    ).scalar_one()
+    rows = conn.execute(page.apply(query.order_by(*order_by))).all()
+    return list(rows), int(total)
 
 
 def aware(value: datetime | None) -> datetime | None:

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 
 from headwater.errors import NotFoundError
 from headwater.store import tables as t
-from headwater.store.reads.common import Page, aware, chunks
+from headwater.store.reads.common import Page, aware, chunks, paged
 
 __all__ = [
     "dataset_records",
@@ -52,8 +52,7 @@ def _namespace_record(row: sa.Row[Any]) -> dict[str, Any]:
 
 
 def list_namespaces(conn: sa.Connection, page: Page) -> tuple[list[dict[str, Any]], int]:
-    total = conn.execute(sa.select(sa.func.count()).select_from(_ns)).scalar_one()
-    rows = conn.execute(page.apply(sa.select(_ns).order_by(_ns.c.name))).all()
+    rows, total = paged(conn, sa.select(_ns), [_ns.c.name], page)
     return [_namespace_record(r) for r in rows], total
 
 
@@ -86,8 +85,7 @@ def _source_record(row: sa.Row[Any]) -> dict[str, Any]:
 
 
 def list_sources(conn: sa.Connection, page: Page) -> tuple[list[dict[str, Any]], int]:
-    total = conn.execute(sa.select(sa.func.count()).select_from(t.sources)).scalar_one()
-    rows = conn.execute(page.apply(sa.select(t.sources).order_by(t.sources.c.name))).all()
+    rows, total = paged(conn, sa.select(t.sources), [t.sources.c.name], page)
     return [_source_record(r) for r in rows], total
 
 
@@ -267,12 +265,8 @@ def list_datasets(
     conn: sa.Connection, namespace: str, page: Page
 ) -> tuple[list[dict[str, Any]], int]:
     ns_id = namespace_id(conn, namespace)
-    total = conn.execute(
-        sa.select(sa.func.count()).select_from(_ds).where(_ds.c.namespace_id == ns_id)
-    ).scalar_one()
-    rows = conn.execute(
-        page.apply(_dataset_select().where(_ds.c.namespace_id == ns_id).order_by(_ds.c.name))
-    ).all()
+    query = _dataset_select().where(_ds.c.namespace_id == ns_id)
+    rows, total = paged(conn, query, [_ds.c.name], page)
     return dataset_records(conn, rows), total
 
 
@@ -340,16 +334,8 @@ def list_dataset_versions(
 ) -> tuple[list[dict[str, Any]], int]:
     dataset = _dataset_row(conn, namespace, name)
     dv = t.dataset_versions
-    total = conn.execute(
-        sa.select(sa.func.count()).select_from(dv).where(dv.c.dataset_id == dataset.id)
-    ).scalar_one()
-    rows = conn.execute(
-        page.apply(
-            sa.select(dv)
-            .where(dv.c.dataset_id == dataset.id)
-            .order_by(dv.c.updated_at.desc(), dv.c.uuid.desc())
-        )
-    ).all()
+    query = sa.select(dv).where(dv.c.dataset_id == dataset.id)
+    rows, total = paged(conn, query, [dv.c.updated_at.desc(), dv.c.uuid.desc()], page)
     return dataset_version_records(conn, dataset, rows), total
 
 

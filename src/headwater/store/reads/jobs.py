@@ -14,8 +14,9 @@ import sqlalchemy as sa
 
 from headwater.errors import NotFoundError
 from headwater.store import tables as t
-from headwater.store.reads.common import Page, aware, chunks, split_node_key
+from headwater.store.reads.common import Page, aware, chunks, paged, split_node_key
 from headwater.store.reads.datasets import namespace_id, tags_by_subject
+from headwater.store.reads.parents import job_parents, job_uuid
 from headwater.store.reads.runs import run_records
 
 __all__ = [
@@ -95,6 +96,7 @@ def job_records(
         ):
             facets[subject][name] = payload
     tags = tags_by_subject(conn, list(node_of.values()))
+    parents = job_parents(conn, list(node_of))
     latest: dict[int, list[str]] = defaultdict(list)
     if with_runs:
         ranked = (
@@ -123,14 +125,15 @@ def job_records(
         node = node_of[row.id]
         job_facets = facets.get(node, {})
         latest_runs = [runs[u] for u in latest.get(row.id, []) if u in runs]
+        parent = parents.get(row.id)
         records.append(
             {
                 "id": {"namespace": row.namespace, "name": row.name},
                 "type": _job_type(job_facets),
                 "name": row.name,
                 "simpleName": row.name.rsplit(".", 1)[-1],
-                "parentJobName": None,
-                "parentJobUuid": None,
+                "parentJobName": parent[1] if parent else None,
+                "parentJobUuid": job_uuid(*parent) if parent else None,
                 "createdAt": aware(row.created_at),
                 "updatedAt": aware(row.updated_at),
                 "namespace": row.namespace,
@@ -169,12 +172,7 @@ def list_jobs(
     conn: sa.Connection, namespace: str, page: Page
 ) -> tuple[list[dict[str, Any]], int]:
     ns_id = namespace_id(conn, namespace)
-    total = conn.execute(
-        sa.select(sa.func.count()).select_from(_j).where(_j.c.namespace_id == ns_id)
-    ).scalar_one()
-    rows = conn.execute(
-        page.apply(_job_select().where(_j.c.namespace_id == ns_id).order_by(_j.c.name))
-    ).all()
+    rows, total = paged(conn, _job_select().where(_j.c.namespace_id == ns_id), [_j.c.name], page)
     return job_records(conn, rows), total
 
 
@@ -217,16 +215,8 @@ def list_job_versions(
     conn: sa.Connection, namespace: str, name: str, page: Page
 ) -> tuple[list[dict[str, Any]], int]:
     found = job_id(conn, namespace, name)
-    total = conn.execute(
-        sa.select(sa.func.count()).select_from(_jv).where(_jv.c.job_id == found)
-    ).scalar_one()
-    rows = conn.execute(
-        page.apply(
-            sa.select(_jv)
-            .where(_jv.c.job_id == found)
-            .order_by(_jv.c.created_at.desc(), _jv.c.uuid)
-        )
-    ).all()
+    query = sa.select(_jv).where(_jv.c.job_id == found)
+    rows, total = paged(conn, query, [_jv.c.created_at.desc(), _jv.c.uuid], page)
     return _version_records(conn, namespace, name, rows), total
 
 

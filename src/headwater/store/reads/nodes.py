@@ -19,7 +19,8 @@ from headwater.graph.model import NodeId, NodeType
 from headwater.store import tables as t
 from headwater.store.reads.common import aware, chunks, dataset_ids, job_ids, naive
 from headwater.store.reads.lineage import job_versions_at
-from headwater.store.reads.runs import MARQUEZ_RUN_STATES, run_rows
+from headwater.store.reads.parents import job_parents, run_parents
+from headwater.store.reads.runs import MARQUEZ_RUN_STATES, duration_ms, run_rows
 
 __all__ = ["field_types", "node_summaries", "require_node"]
 
@@ -131,6 +132,47 @@ def _dataset_versions_at(
     return dict(conn.execute(query).all())
 
 
+def _latest_runs(
+    conn: sa.Connection, job_ids: Sequence[int], as_of: datetime | None
+) -> dict[int, sa.Row[Any]]:
+    """Each job's latest run (by created_at, then uuid), optionally created at or before as_of."""
+    r = t.runs
+    result: dict[int, sa.Row[Any]] = {}
+    for batch in chunks(sorted(set(job_ids))):
+        where = [r.c.job_id.in_(batch)]
+        if as_of is not None:
+            where.append(r.c.created_at <= naive(as_of))
+        ranked = (
+            sa.select(
+                r.c.job_id,
+                r.c.uuid,
+                r.c.state,
+                r.c.started_at,
+                r.c.ended_at,
+                sa.func.row_number()
+                .over(partition_by=r.c.job_id, order_by=(r.c.created_at.desc(), r.c.uuid.desc()))
+                .label("rank"),
+            )
+            .where(*where)
+            .subquery()
+        )
+        for row in conn.execute(sa.select(ranked).where(ranked.c.rank == 1)):
+            result[row.job_id] = row
+    return result
+
+
+def _run_summary(row: sa.Row[Any]) -> dict[str, Any]:
+    """``{id, state, startedAt, endedAt, durationMs}`` of a runs row."""
+    started, ended = aware(row.started_at), aware(row.ended_at)
+    return {
+        "id": row.uuid,
+        "state": MARQUEZ_RUN_STATES.get(row.state or "", "NEW"),
+        "startedAt": started,
+        "endedAt": ended,
+        "durationMs": duration_ms(started, ended),
+    }
+
+
 def node_summaries(
     conn: sa.Connection, node_ids: Sequence[str], as_of: datetime | None = None
 ) -> dict[str, dict[str, Any]]:
@@ -160,25 +202,38 @@ def node_summaries(
 
     jobs = by_type[NodeType.JOB]
     if jobs:
-        versions = job_versions_at(conn, [(n.namespace, n.name) for _, n in jobs], as_of)
+        keys = [(n.namespace, n.name) for _, n in jobs]
+        versions = job_versions_at(conn, keys, as_of)
+        ids = job_ids(conn, keys)
+        latest = _latest_runs(conn, list(ids.values()), as_of)
+        parents = job_parents(conn, list(ids.values()))
         for node_id, n in jobs:
+            job_id = ids.get((n.namespace, n.name))
+            run = latest.get(job_id) if job_id is not None else None
+            parent = parents.get(job_id) if job_id is not None else None
             result[node_id] = {
                 "namespace": n.namespace,
                 "name": n.name,
                 "version": versions.get((n.namespace, n.name)),
+                "latestRun": _run_summary(run) if run is not None else None,
+                "parentJob": {"namespace": parent[0], "name": parent[1]} if parent else None,
             }
 
     runs = by_type[NodeType.RUN]
     if runs:
         rows = {row.uuid: row for row in run_rows(conn, [n.name for _, n in runs])}
+        run_parent = run_parents(conn, list(rows))
         for node_id, n in runs:
             row = rows.get(n.name)
+            parent_ref = run_parent.get(n.name)
+            summary = _run_summary(row) if row is not None else {
+                "id": n.name, "state": None, "startedAt": None, "endedAt": None, "durationMs": None
+            }
             result[node_id] = {
                 "runId": n.name,
-                "job": f"job:{row.namespace}:{row.job_name}" if row else None,
-                "state": MARQUEZ_RUN_STATES.get(row.state or "", "NEW") if row else None,
-                "startedAt": aware(row.started_at) if row else None,
-                "endedAt": aware(row.ended_at) if row else None,
+                "job": {"namespace": row.namespace, "name": row.job_name} if row else None,
+                "parentRun": parent_ref.run_id if parent_ref else None,
+                **{key: value for key, value in summary.items() if key != "id"},
             }
 
     fields = by_type[NodeType.DATASET_FIELD]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -16,11 +17,14 @@ import sqlalchemy as sa
 from headwater.errors import NotFoundError
 from headwater.store import tables as t
 from headwater.store.queries import input_version_uuid
-from headwater.store.reads.common import Page, aware, chunks
+from headwater.store.reads.common import Page, aware, chunks, paged
+from headwater.store.reads.parents import child_run_rows
 
 __all__ = [
     "InputVersion",
     "MARQUEZ_RUN_STATES",
+    "child_runs",
+    "duration_ms",
     "get_run",
     "list_runs",
     "run_facets",
@@ -84,6 +88,13 @@ def run_input_versions(conn: sa.Connection, run_uuids: Sequence[str]) -> list[In
     return result
 
 
+def duration_ms(started: datetime | None, ended: datetime | None) -> int | None:
+    """Milliseconds from start to end, or None unless both are known."""
+    if started is None or ended is None:
+        return None
+    return int((ended - started).total_seconds() * 1000)
+
+
 def _run_select() -> sa.Select[Any]:
     return (
         sa.select(_r, _j.c.name.label("job_name"), _ns.c.name.label("namespace"))
@@ -143,9 +154,7 @@ def _records(conn: sa.Connection, rows: Sequence[sa.Row[Any]]) -> list[dict[str,
     records = []
     for row in rows:
         started, ended = aware(row.started_at), aware(row.ended_at)
-        duration = (
-            int((ended - started).total_seconds() * 1000) if started and ended else None
-        )
+        duration = duration_ms(started, ended)
         records.append(
             {
                 "id": row.uuid,
@@ -201,16 +210,8 @@ def list_runs(
     conn: sa.Connection, job_id: int, page: Page
 ) -> tuple[list[dict[str, Any]], int]:
     """A job's runs, newest first."""
-    total = conn.execute(
-        sa.select(sa.func.count()).select_from(_r).where(_r.c.job_id == job_id)
-    ).scalar_one()
-    rows = conn.execute(
-        page.apply(
-            _run_select()
-            .where(_r.c.job_id == job_id)
-            .order_by(_r.c.created_at.desc(), _r.c.uuid.desc())
-        )
-    ).all()
+    query = _run_select().where(_r.c.job_id == job_id)
+    rows, total = paged(conn, query, [_r.c.created_at.desc(), _r.c.uuid.desc()], page)
     return _records(conn, rows), total
 
 
@@ -240,3 +241,22 @@ def run_facets(conn: sa.Connection, run_uuid: str, kind: str) -> dict[str, Any]:
         ).all()
     )
     return facets
+
+
+def child_runs(
+    conn: sa.Connection, run_uuid: str, page: Page
+) -> tuple[list[dict[str, Any]], int]:
+    """The runs whose ``parent`` facet names ``run_uuid``, oldest first, each with its job.
+
+    A parent run whose own events never arrived still has children; only a run id
+    that is neither stored nor anyone's parent is :class:`NotFoundError`.
+    """
+    uuids, total = child_run_rows(conn, run_uuid, page)
+    if total == 0 and not run_rows(conn, [run_uuid]):
+        raise NotFoundError(f"run '{run_uuid}' not found")
+    rows = {row.uuid: row for row in run_rows(conn, uuids)}
+    ordered = [rows[u] for u in uuids if u in rows]
+    records = _records(conn, ordered)
+    for record, row in zip(records, ordered, strict=True):
+        record["job"] = {"namespace": row.namespace, "name": row.job_name}
+    return records, total
