@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from headwater.store import rules
+from headwater.store import derive_sql, rules
 from headwater.store import tables as t
 from headwater.store.extract import (
     DATASET_DERIVED_FACETS,
@@ -55,17 +55,6 @@ _f, _d, _v, _r, _j, _ns = t.facets, t.datasets, t.dataset_versions, t.runs, t.jo
 _LATEST_FACETS = sa.select(_f.c.subject, _f.c.name, _f.c.payload).where(
     _f.c.kind == sa.bindparam("kind"), _f.c.run_uuid == "", _f.c.subject.in_(_IDS),
     _f.c.name.in_(_NAMES))
-_CURRENT_VERSION = (
-    sa.select(_v.c.uuid).where(_v.c.dataset_id == _d.c.id)
-    .order_by(_v.c.updated_at.desc(), _v.c.uuid.desc()).limit(1).scalar_subquery())
-_DATASETS = sa.select(
-    _d.c.id, _d.c.source_name, _d.c.description, _d.c.fields, _d.c.lifecycle_state,
-    _d.c.current_version_uuid, _CURRENT_VERSION.label("latest_version"),
-).where(_d.c.id.in_(_IDS))
-_UPDATE_DATASET = _d.update().where(_d.c.id == sa.bindparam("b_id"))
-_DELETE_FIELDS = t.fields.delete().where(t.fields.c.dataset_id.in_(_IDS))
-_VERSIONS = sa.select(_v.c.uuid, _v.c.fields, _v.c.lifecycle_state).where(_v.c.uuid.in_(_IDS))
-_UPDATE_VERSION = _v.update().where(_v.c.uuid == sa.bindparam("b_uuid"))
 _RUNS = (
     sa.select(_r.c.uuid, _r.c.job_id, _r.c.job_version_uuid, _r.c.nominal_start_time,
               _r.c.nominal_end_time, _r.c.parent_run_uuid, _r.c.created_at, _r.c.updated_at,
@@ -104,11 +93,11 @@ _JOB_VERSION_NS = uuid.UUID("0b8f8f5c-3c1d-4f57-8d0e-1c5f9f3d7a21")
 def after_batch(conn: sa.Connection, writer: Writer, facts: Facts) -> None:
     from headwater.store.writer import chunks
 
-    dataset_ids = {key: writer.dataset_ids.get(key) for key in facts.touched_datasets}
-    for part in chunks(dataset_ids.items()):
-        _datasets(conn, dict(part))
+    dataset_ids = [writer.dataset_ids.get(key) for key in facts.touched_datasets]
+    for part in chunks(dataset_ids):
+        _datasets(conn, writer.dialect, part)
     for part in chunks(facts.touched_versions):
-        _versions(conn, part)
+        _versions(conn, writer.dialect, part)
     for part in chunks(facts.touched_runs):
         _runs(conn, writer, facts, part)
 
@@ -136,60 +125,16 @@ def _fields(schema: Any) -> list[Any] | None:
     return value if isinstance(value, list) else None
 
 
-_DATASET_FACETS = sorted(DATASET_DERIVED_FACETS)
-_DATASET_COLUMNS = ("source_name", "description", "fields", "lifecycle_state",
-                    "current_version_uuid")
+def _datasets(conn: sa.Connection, dialect: str, ids: list[int]) -> None:
+    sql = derive_sql.statements_for(dialect)
+    changed = [(row.id, row.fields) for row in conn.execute(sql.changed_dataset_fields,
+                                                            {"ids": ids})]
+    conn.execute(sql.update_datasets, {"ids": ids})
+    derive_sql.write_field_rows(conn, changed)
 
 
-def _datasets(conn: sa.Connection, ids: dict[tuple[str, str], int | None]) -> None:
-    facets = _latest_facets(conn, "dataset", (dataset_node(*key) for key in ids), _DATASET_FACETS)
-    stored = {row.id: row for row in conn.execute(_DATASETS, {"ids": list(ids.values())})}
-    updates, refields = [], []
-    for (namespace, name), ds_id in ids.items():
-        node = dataset_node(namespace, name)
-        row = stored[ds_id]
-        want = {
-            "source_name": _str(_get(facets.get((node, "dataSource")), "name")) or namespace,
-            "description": _str(_get(facets.get((node, "documentation")), "description")),
-            "fields": _fields(facets.get((node, "schema"))),
-            "lifecycle_state": _str(_get(facets.get((node, "lifecycleStateChange")),
-                                         "lifecycleStateChange")),
-            "current_version_uuid": row.latest_version,
-        }
-        if any(getattr(row, k) != want[k] for k in _DATASET_COLUMNS):
-            updates.append({"b_id": ds_id, **want})
-            if row.fields != want["fields"]:
-                refields.append((ds_id, want["fields"] or []))
-    if updates:
-        conn.execute(_UPDATE_DATASET, updates)
-    if refields:
-        conn.execute(_DELETE_FIELDS, {"ids": [i for i, _ in refields]})
-        rows = []
-        for ds_id, fields in refields:
-            seen: set[str] = set()
-            for pos, field in enumerate(fields):
-                field_name = _str(_get(field, "name"))
-                if field_name is None or field_name in seen:
-                    continue
-                seen.add(field_name)
-                rows.append({"dataset_id": ds_id, "name": field_name, "position": pos,
-                             "type": _str(_get(field, "type")),
-                             "description": _str(_get(field, "description"))})
-        if rows:
-            conn.execute(t.fields.insert(), rows)
-
-
-def _versions(conn: sa.Connection, uuids: list[str]) -> None:
-    facets = _latest_facets(conn, "dataset_version", uuids, sorted(VERSION_DERIVED_FACETS))
-    updates = []
-    for row in conn.execute(_VERSIONS, {"ids": uuids}):
-        want = {"fields": _fields(facets.get((row.uuid, "schema"))),
-                "lifecycle_state": _str(_get(facets.get((row.uuid, "lifecycleStateChange")),
-                                             "lifecycleStateChange"))}
-        if row.fields != want["fields"] or row.lifecycle_state != want["lifecycle_state"]:
-            updates.append({"b_uuid": row.uuid, **want})
-    if updates:
-        conn.execute(_UPDATE_VERSION, updates)
+def _versions(conn: sa.Connection, dialect: str, uuids: list[str]) -> None:
+    conn.execute(derive_sql.statements_for(dialect).update_versions, {"ids": uuids})
 
 
 def _time_or_none(value: Any) -> Any:

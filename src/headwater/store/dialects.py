@@ -11,7 +11,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-__all__ = ["WRITER_OPTION", "create_engine", "insert", "is_sqlite"]
+__all__ = ["WRITER_OPTION", "create_engine", "insert", "is_sqlite", "json_member"]
 
 logger = logging.getLogger(__name__)
 
@@ -81,4 +81,23 @@ def insert(dialect_name: str, table: sa.Table) -> Any:
         return sqlite.insert(table)
     if dialect_name == "postgresql":
         return postgresql.insert(table)
+    raise ValueError(f"unsupported dialect {dialect_name!r}")
+
+
+def json_member(dialect_name: str, document: Any, key: str, json_type: str) -> Any:
+    """SQL for ``document[key]`` when it is of ``json_type`` (``array`` or ``string``), else NULL.
+
+    Arrays come back as JSON (text on SQLite, JSONB on PostgreSQL), strings as
+    text. Lets the write path derive columns from stored facets inside the
+    database instead of reading the facets back into Python.
+    """
+    if dialect_name == "sqlite":
+        path = f'$."{key}"'
+        sqlite_type = {"array": "array", "string": "text"}[json_type]
+        return sa.case((sa.func.json_type(document, path) == sqlite_type,
+                        sa.func.json_extract(document, path)))
+    if dialect_name == "postgresql":
+        member = document.op("->")(key)
+        value = member if json_type == "array" else document.op("->>")(key)
+        return sa.case((sa.func.jsonb_typeof(member) == json_type, value))
     raise ValueError(f"unsupported dialect {dialect_name!r}")

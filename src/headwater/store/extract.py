@@ -8,8 +8,6 @@ and upserts them.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,6 +16,7 @@ from typing import Any
 
 from headwater.errors import EventError
 from headwater.store import rules
+from headwater.store.canonical import canonical_bytes, content_hash
 from headwater.store.merge import MergeRule, merge_into
 
 __all__ = ["Facts", "ParsedEvent", "dataset_node", "job_node", "parse_event", "run_node"]
@@ -61,10 +60,6 @@ def dataset_version_uuid(namespace: str, name: str, producer: str) -> str:
     return str(uuid.uuid5(_VERSION_NS, f"{namespace}\x00{name}\x00{producer}"))
 
 
-def canonical_json(event: Mapping[str, Any]) -> str:
-    return json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def parse_time(value: Any, where: str) -> datetime:
     """OpenLineage time -> naive UTC datetime (no zone means UTC; ns truncated to µs)."""
     if not isinstance(value, str):
@@ -96,8 +91,9 @@ def parse_event(event: Mapping[str, Any]) -> ParsedEvent:
     """Hash and classify one event; raise EventError naming a missing field."""
     if not isinstance(event, _MAP):
         raise EventError("event must be a JSON object", field="event")
-    payload = canonical_json(event)
-    digest = hashlib.sha256(payload.encode()).hexdigest()
+    canonical = canonical_bytes(event)
+    digest = content_hash(canonical)
+    payload = canonical.decode()
     time = parse_time(event.get("eventTime"), "eventTime")
     event_type = event.get("eventType")
     if event_type is not None and not isinstance(event_type, str):

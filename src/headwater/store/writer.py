@@ -20,6 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.store import derive, dialects, rules
+from headwater.store.bulk import BulkStatement
 from headwater.store import tables as t
 from headwater.store.extract import DatasetKey, Facts, ParsedEvent
 from headwater.store.merge import MergeRule, upsert_statement
@@ -82,9 +83,9 @@ class Writer:
         self.job_ids = IdCache()
         self.tag_ids = IdCache()
         self._caches = (self.namespace_ids, self.dataset_ids, self.job_ids, self.tag_ids)
-        self._upserts: dict[str, sa.Insert] = {}
-        self._insert_event = (dialects.insert(dialect_name, t.events).on_conflict_do_nothing()
-                              .returning(t.events.c.event_hash))
+        self._bulk: dict[tuple[str, tuple[str, ...]], BulkStatement] = {}
+        self._insert_event_plain = dialects.insert(dialect_name, t.events).on_conflict_do_nothing()
+        self._insert_event = self._insert_event_plain.returning(t.events.c.event_hash)
 
     def commit(self) -> None:
         for cache in self._caches:
@@ -98,10 +99,20 @@ class Writer:
         """Upsert ``rows`` into ``rule.table`` following the rule (one executemany)."""
         if not rows:
             return
-        stmt = self._upserts.get(rule.table.name)
-        if stmt is None:
-            stmt = self._upserts[rule.table.name] = upsert_statement(rule, self.dialect)
-        conn.execute(stmt, list(rows))
+        bulk = self._bulk.get((rule.table.name, tuple(rows[0])))
+        if bulk is None:
+            bulk = self._bulk_statement(conn, rule.table.name, rule.table,
+                                        upsert_statement(rule, self.dialect), rows)
+        bulk.execute(conn, rows)
+
+    def _bulk_statement(self, conn: sa.Connection, name: str, table: sa.Table,
+                        stmt: Any, rows: Sequence[dict[str, Any]]) -> BulkStatement:
+        """``stmt`` compiled for the columns of ``rows`` (cached by ``name`` and columns)."""
+        key = (name, tuple(rows[0]))
+        bulk = self._bulk.get(key)
+        if bulk is None:
+            bulk = self._bulk[key] = BulkStatement(stmt, key[1], conn.dialect, table)
+        return bulk
 
     # -- the batch -------------------------------------------------------------------
 
@@ -110,11 +121,13 @@ class Writer:
         unique: dict[str, ParsedEvent] = {}
         for ev in parsed:
             unique.setdefault(ev.event_hash, ev)
-        # Probe for stored hashes first only on big batches: it saves sending
-        # their payloads again, but costs a round trip a single event does not
-        # need (the insert below skips stored rows either way).
+        sqlite = self.dialect == "sqlite"
+        # Probe for stored hashes first: on SQLite always (no round trip, and
+        # the write lock is held, so the answer stays true until commit); on
+        # PostgreSQL only for big batches, where it saves sending payloads
+        # again but costs a round trip a single event does not need.
         existing: set[str] = set()
-        if len(unique) > PROBE_MIN:
+        if sqlite or len(unique) > PROBE_MIN:
             for part in chunks(unique):
                 existing.update(conn.scalars(sa.select(t.events.c.event_hash)
                                              .where(t.events.c.event_hash.in_(part))))
@@ -122,16 +135,21 @@ class Writer:
         if not candidates:
             return set()
         received = datetime.now(UTC).replace(tzinfo=None)
-        # RETURNING names the rows this transaction really inserted: a
-        # concurrent writer (another server on the same PostgreSQL) may have
-        # stored some of them since the check above.
-        inserted = set(conn.scalars(self._insert_event, [
-            {"event_hash": ev.event_hash, "event_time": ev.time, "event_type": ev.event_type,
-             "kind": ev.kind, "run_uuid": ev.run_uuid,
-             "job_namespace": ev.job[0] if ev.job else None,
-             "job_name": ev.job[1] if ev.job else None,
-             "payload": ev.payload, "received_at": received}
-            for ev in candidates]))
+        rows = [{"event_hash": ev.event_hash, "event_time": ev.time, "event_type": ev.event_type,
+                 "kind": ev.kind, "run_uuid": ev.run_uuid,
+                 "job_namespace": ev.job[0] if ev.job else None,
+                 "job_name": ev.job[1] if ev.job else None,
+                 "payload": ev.payload, "received_at": received}
+                for ev in candidates]
+        if sqlite:
+            self._bulk_statement(conn, "events", t.events, self._insert_event_plain,
+                                 rows).execute(conn, rows)
+            inserted = {ev.event_hash for ev in candidates}
+        else:
+            # RETURNING names the rows this transaction really inserted: a
+            # concurrent writer (another server on the same PostgreSQL) may
+            # have stored some of them since the check above.
+            inserted = set(conn.scalars(self._insert_event, rows))
         new = [ev for ev in candidates if ev.event_hash in inserted]
         facts = Facts()
         for ev in new:
@@ -189,7 +207,9 @@ class Writer:
             for r in facts.table_rows(rules.TAG_ASSIGNMENTS).values()])
         self.upsert(conn, rules.FACETS, list(facts.table_rows(rules.FACETS).values()))
         if facts.subjects:
-            conn.execute(t.event_subjects.insert(), list(facts.subjects.values()))
+            subjects = list(facts.subjects.values())
+            self._bulk_statement(conn, "event_subjects", t.event_subjects,
+                                 t.event_subjects.insert(), subjects).execute(conn, subjects)
 
     # -- ids ---------------------------------------------------------------------------
 

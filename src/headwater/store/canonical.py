@@ -1,0 +1,76 @@
+"""An event's canonical JSON and content hash, fast and byte-for-byte stable.
+
+The canonical form is what ``json.dumps(event, sort_keys=True,
+separators=(",", ":"), ensure_ascii=False)`` writes; the content hash is the
+SHA-256 of its UTF-8 bytes. Dedupe depends on that definition never
+changing, so it stays the standard library's.
+
+Serialising a 3-4 KB event that way costs ~50 us, the largest single cost of
+the write path, so orjson writes it instead (~5 us). orjson agrees with the
+standard library byte for byte on what JSON decoders produce, except in three
+places, each detected here and handed to the standard library:
+
+* floats between 1e-10 and 1e-4 in magnitude: Python writes ``1e-07`` and
+  ``1e-05``, orjson ``1e-7`` and ``0.00001`` (detected by looking for
+  ``e-<digit>`` not followed by a digit, or ``0.0000``, anywhere in the
+  output: Python never writes either for a float; a string that merely
+  contains such text takes the slow path too, which is still correct);
+* ``NaN``/``Infinity`` (not JSON, but ``json.loads`` accepts them): orjson
+  writes ``null``, so an output containing ``null`` is checked for
+  non-finite floats;
+* what orjson refuses (integers over 64 bits, lone surrogates, non-string
+  keys): it raises, and the standard library decides.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+__all__ = ["canonical_bytes", "canonical_json", "content_hash"]
+
+_SMALL_FLOAT_FORMS = re.compile(rb"e-\d(?!\d)|0\.0000")
+
+
+def _stdlib(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode()
+
+
+def _has_non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_has_non_finite(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_has_non_finite(v) for v in value)
+    return False
+
+
+def canonical_bytes(value: Mapping[str, Any]) -> bytes:
+    """The canonical JSON of ``value`` as UTF-8 bytes."""
+    try:
+        out = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return _stdlib(value)
+    if (b"e-" in out or b"0.0000" in out) and _SMALL_FLOAT_FORMS.search(out):
+        return _stdlib(value)
+    if b"null" in out and _has_non_finite(value):
+        return _stdlib(value)
+    return out
+
+
+def canonical_json(value: Mapping[str, Any]) -> str:
+    """The canonical JSON of ``value`` as text."""
+    return canonical_bytes(value).decode()
+
+
+def content_hash(canonical: bytes) -> str:
+    """The content hash (hex SHA-256) of canonical JSON bytes."""
+    return hashlib.sha256(canonical).hexdigest()
