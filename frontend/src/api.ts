@@ -38,12 +38,19 @@ export interface JobNodeData {
 /** `data` of a RUN node in /api/v2/lineage. */
 export interface RunNodeData {
   runId: string;
-  /** The run's job as a node id. */
-  job: string | null;
+  /** The run's job (older servers sent its node id). */
+  job: { namespace: string; name: string } | string | null;
   state: RunState | null;
   startedAt: string | null;
   endedAt: string | null;
   parentRun?: string | null;
+}
+
+/** The node id of a run node's job, whichever way the server spelled it. */
+export function runJobId(data: RunNodeData | null | undefined): string | null {
+  const job = data?.job;
+  if (!job) return null;
+  return typeof job === "string" ? job : nodeIds.job(job.namespace, job.name);
 }
 
 export interface V2Edge {

@@ -14,7 +14,7 @@ route(/^\/search$/, () => (root, url) => searchView(root, url));
 route(/^\/lineage$/, () => (root, url) => lineageView(root, url));
 route(/^\/datasets\/([^/]+)\/([^/]+)$/, ([ns, name]) => (root, url) => datasetView(root, url, ns, name));
 route(/^\/jobs\/([^/]+)\/([^/]+)$/, ([ns, name]) => (root) => jobView(root, ns, name));
-route(/^\/runs\/([^/]+)$/, ([id]) => (root) => runView(root, id));
+route(/^\/runs\/([^/]+)$/, ([id]) => (root, url) => runView(root, url, id));
 
 document.getElementById("search-slot")!.append(searchBox());
 startRouter();

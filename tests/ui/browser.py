@@ -12,7 +12,9 @@ from typing import Any
 
 from playwright.sync_api import Browser, Page, sync_playwright
 
-__all__ = ["ARTIFACTS", "CHROMIUM", "CHROMIUM_ARGS", "chromium", "wait_for_graph"]
+__all__ = [
+    "ARTIFACTS", "CHROMIUM", "CHROMIUM_ARGS", "chromium", "click_node", "edges_of", "wait_for_graph"
+]
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -45,3 +47,19 @@ def wait_for_graph(page: Page, decorated: bool = True) -> dict[str, Any]:
     page.wait_for_selector(f"[data-testid=graph][data-{attribute}=true]", timeout=30_000)
     graph: dict[str, Any] = page.evaluate("window.headwater.graph()")
     return graph
+
+
+def edges_of(graph: dict[str, Any]) -> set[tuple[str, str]]:
+    return {(e["source"], e["target"]) for e in graph["edges"]}
+
+
+def click_node(page: Page, graph: dict[str, Any], node_id: str, double: bool = False) -> None:
+    """Click (or double-click) a node where it is drawn on the canvas, as a person would."""
+    node = next(n for n in graph["nodes"] if n["id"] == node_id)
+    box = page.get_by_test_id("graph").bounding_box()
+    assert box is not None
+    x, y = box["x"] + node["x"], box["y"] + node["y"]
+    if double:
+        page.mouse.dblclick(x, y)
+    else:
+        page.mouse.click(x, y)

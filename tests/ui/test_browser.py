@@ -1,24 +1,20 @@
 """The web UI in a real browser (headless chromium) against a live server loaded with the
 retail sample (src/headwater/samples): graph, expansion, path, collapse, column view, pages.
 
-Screenshots are saved under test-artifacts/ui/.
+The server, browser and page fixtures are in conftest.py; screenshots are saved under
+test-artifacts/ui/.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
-from click.testing import CliRunner
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
-from headwater.cli import main
-from tests.server.live import running_server
-from tests.ui.browser import ARTIFACTS, chromium, wait_for_graph
+from tests.ui.browser import click_node, edges_of, wait_for_graph
 
 pytestmark = [pytest.mark.browser, pytest.mark.live]
 
@@ -35,48 +31,6 @@ def field(path: str, name: str) -> str:
 
 def job(name: str) -> str:
     return f"job:retail:{name}"
-
-
-@pytest.fixture(scope="module")
-def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    data_dir = tmp_path_factory.mktemp("ui") / "hw"
-    loaded = CliRunner().invoke(main, ["sample", "--no-serve", "--data-dir", str(data_dir)], env={})
-    assert loaded.exit_code == 0, loaded.output
-    with running_server("--data-dir", str(data_dir), env={"HEADWATER_DB_URL": ""}) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture
-def page(browser: Browser, base_url: str, request: pytest.FixtureRequest) -> Iterator[Page]:
-    context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 900})
-    opened = context.new_page()
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    try:
-        yield opened
-        assert not errors, errors
-    finally:
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        opened.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"))
-        context.close()
-
-
-def edges_of(graph: dict[str, Any]) -> set[tuple[str, str]]:
-    return {(e["source"], e["target"]) for e in graph["edges"]}
-
-
-def click_node(page: Page, graph: dict[str, Any], node_id: str) -> None:
-    """Click a node where it is drawn on the canvas, as a person would."""
-    node = next(n for n in graph["nodes"] if n["id"] == node_id)
-    box = page.get_by_test_id("graph").bounding_box()
-    assert box is not None
-    page.mouse.click(box["x"] + node["x"], box["y"] + node["y"])
 
 
 def test_graph_shows_the_directed_neighbourhood(page: Page) -> None:

@@ -4,7 +4,7 @@
 import cytoscape from "cytoscape";
 import dagre from "cytoscape-dagre";
 
-import { nodeIds, parseNodeId, type Job, type JobNodeData, type Run, type RunNodeData } from "../api";
+import { nodeIds, parseNodeId, runJobId, type Job, type JobNodeData, type Run, type RunNodeData } from "../api";
 import { formatTime } from "../dom";
 import { shortName, type DrawEdge, type DrawNode } from "../graph/model";
 import { layered } from "../graph/layered";
@@ -35,7 +35,8 @@ export function nodeLook(node: DrawNode, grouped: boolean, parent?: Job | Run): 
   if (node.type === "RUN") {
     const data = node.data as RunNodeData | null;
     const run = parent as Run | undefined;
-    const job = data?.job ? parseNodeId(data.job).name : run?.jobVersion?.name;
+    const jobId = runJobId(data);
+    const job = jobId ? parseNodeId(jobId).name : run?.jobVersion?.name;
     const folded = node.members.length ? ` (+${node.members.length} runs)` : "";
     const head = job ? `${shortName(job)}${folded}` : `run${folded}`;
     const started = short(data?.startedAt ?? run?.startedAt);

@@ -1,6 +1,6 @@
 // The lineage explorer's side panel: what the clicked node is, and the buttons that grow,
 // re-centre, fold or unfold the graph around it.
-import { api, nodeIds, pageUrl, parseNodeId, type Job, type JobNodeData, type Run, type RunNodeData, type V2Node } from "../api";
+import { api, nodeIds, pageUrl, parseNodeId, runJobId, type Job, type JobNodeData, type Run, type RunNodeData, type V2Node } from "../api";
 import { errorBox, fill, formatTime, h, link, stateBadge } from "../dom";
 import { parentOf, shortName, type DrawEdge, type DrawNode } from "../graph/model";
 import type { Expansion, ViewState } from "./lineage-state";
@@ -36,7 +36,7 @@ function runLine(node: V2Node | DrawNode | undefined, parent: Job | Run | undefi
     const run = parent as Run | undefined;
     const state = data?.state ?? run?.state;
     const started = data?.startedAt ?? run?.startedAt;
-    const job = data?.job ?? (run?.jobVersion ? nodeIds.job(run.jobVersion.namespace, run.jobVersion.name) : null);
+    const job = runJobId(data) ?? (run?.jobVersion ? nodeIds.job(run.jobVersion.namespace, run.jobVersion.name) : null);
     return h("div", {},
       state ? h("p", {}, stateBadge(state), " started ", formatTime(started)) : null,
       job ? h("p", {}, "job ", link(pageUrl.forNode(job) ?? "/", parseNodeId(job).name)) : null);
@@ -92,7 +92,8 @@ export function showPanel(context: PanelContext, id: string): void {
 
 function memberRunLabel(node: V2Node | undefined): string {
   const data = node?.data as RunNodeData | null | undefined;
-  const job = data?.job ? shortName(parseNodeId(data.job).name) : "run";
+  const jobId = runJobId(data);
+  const job = jobId ? shortName(parseNodeId(jobId).name) : "run";
   return `${job} · ${(data?.runId ?? "").slice(0, 8)}`;
 }
 

@@ -9,7 +9,7 @@ const versionRows = (items: Run["inputDatasetVersions"]) =>
     link(pageUrl.dataset(v.namespace, v.name), v.name), h("span", { class: "mono" }, v.version.slice(0, 8)),
   ]);
 
-export async function runView(root: HTMLElement, id: string): Promise<void> {
+export async function runView(root: HTMLElement, url: URL, id: string): Promise<void> {
   let run: Run;
   try {
     run = await api.run(id);
@@ -36,21 +36,22 @@ export async function runView(root: HTMLElement, id: string): Promise<void> {
     parent?.run?.runId ? h("p", {}, "parent run ", link(pageUrl.run(parent.run.runId), parent.run.runId.slice(0, 8)),
       parent.job ? ` of job ${parent.job.name}` : "") : h("p", { class: "muted" }, "No parent run."));
   root.append(family, section("Facets", facetList(run.facets)));
-  await childRuns(family, id);
+  const pageSize = Number(url.searchParams.get("childLimit")) || CHILD_PAGE;
+  await childRuns(family, id, Math.min(Math.max(1, Math.floor(pageSize)), 1000));
 }
 
-/** How many child runs the page lists at a time; "show more" asks for the next page. */
+/** How many child runs the page lists at a time (`?childLimit=` overrides); "show more" asks for the next page. */
 const CHILD_PAGE = 100;
 
 /** The runs whose parent facet names this run (a Spark application's per-action runs). */
-async function childRuns(into: HTMLElement, id: string): Promise<void> {
+async function childRuns(into: HTMLElement, id: string, pageSize: number): Promise<void> {
   const rows = h("tbody", {});
   const count = h("p", { class: "muted", "data-testid": "children-count" });
   const more = h("button", { type: "button", "data-action": "more-children", hidden: true }, "show more");
   let offset = 0;
   const load = async () => {
     try {
-      const { runs, totalCount } = await api.runChildren(id, CHILD_PAGE, offset);
+      const { runs, totalCount } = await api.runChildren(id, pageSize, offset);
       offset += runs.length;
       add(rows, runs.map((r) => h("tr", {},
         h("td", {}, link(pageUrl.run(r.id), r.id.slice(0, 8))), h("td", {}, link(pageUrl.job(r.job.namespace, r.job.name), r.job.name)),
