@@ -1,0 +1,159 @@
+"""A big answer in the browser: past the draw limit the explorer draws the hops nearest the
+root first, says so, marks the frontier, and grows one hop at a time or to everything.
+
+The graph is generated here (a lattice of jobs, each reading two datasets of the layer
+before) and posted to a live ``headwater serve``; ``limit`` is set low so the test stays
+small, and what should be drawn is worked out from the server's own answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.server.live import running_server
+from tests.ui.browser import ARTIFACTS, edges_of, wait_for_graph
+
+pytestmark = [pytest.mark.browser, pytest.mark.live]
+
+LAYERS = 20
+WIDTH = 12
+LIMIT = 60
+NAMESPACE = "lattice"
+ROOT = f"dataset:{NAMESPACE}:d10_0"
+
+
+def lattice_events() -> list[dict[str, Any]]:
+    """START and COMPLETE of one run per job; job l_i reads d(l-1)_i and d(l-1)_(i+1), writes dl_i."""
+    events: list[dict[str, Any]] = []
+    start = datetime(2026, 11, 1, tzinfo=UTC)
+    for layer in range(1, LAYERS + 1):
+        for i in range(WIDTH):
+            run_id = f"00000000-0000-4000-8000-{layer:06d}{i:06d}"
+            inputs = [{"namespace": NAMESPACE, "name": f"d{layer - 1}_{(i + k) % WIDTH}"} for k in (0, 1)]
+            for offset, kind in ((0, "START"), (30, "COMPLETE")):
+                events.append({
+                    "eventType": kind,
+                    "eventTime": (start + timedelta(minutes=layer, seconds=offset)).isoformat(),
+                    "run": {"runId": run_id},
+                    "job": {"namespace": NAMESPACE, "name": f"j{layer}_{i}"},
+                    "inputs": inputs,
+                    "outputs": [{"namespace": NAMESPACE, "name": f"d{layer}_{i}"}],
+                    "producer": "https://github.com/headwater/tests/ui",
+                    "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+                })
+    return events
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db = Path(tmp_path_factory.mktemp("large")) / "lattice.db"
+    with running_server("--db", f"sqlite:///{db}") as url:
+        posted = httpx.post(f"{url}/api/v1/lineage/batch", json=lattice_events(), timeout=60)
+        assert posted.status_code < 300, posted.text
+        yield url
+
+
+def hop_levels(answer: dict[str, Any]) -> dict[str, int]:
+    """Hops from the root: upstream against the edges, downstream along them (never sideways)."""
+    down: dict[str, list[str]] = {}
+    up: dict[str, list[str]] = {}
+    for e in answer["edges"]:
+        down.setdefault(e["upstream"], []).append(e["downstream"])
+        up.setdefault(e["downstream"], []).append(e["upstream"])
+    levels: dict[str, int] = {}
+    for step in (up, down):
+        seen = {ROOT: 0}
+        queue = deque([ROOT])
+        while queue:
+            node = queue.popleft()
+            levels[node] = min(levels.get(node, seen[node]), seen[node])
+            for neighbour in step.get(node, []):
+                if neighbour not in seen:
+                    seen[neighbour] = seen[node] + 1
+                    queue.append(neighbour)
+    return levels
+
+
+def within(levels: dict[str, int], hops: int) -> set[str]:
+    return {node for node, level in levels.items() if level <= hops}
+
+
+def test_a_big_answer_is_drawn_nearest_hops_first_and_grows(page: Page, base_url: str) -> None:
+    answer = httpx.get(f"{base_url}/api/v2/lineage", params={"nodeId": ROOT, "depth": 100}).json()
+    levels = hop_levels(answer)
+    assert len(levels) == len(answer["nodes"]) > 3 * LIMIT
+    fits = max(h for h in range(max(levels.values()) + 1) if len(within(levels, h)) <= LIMIT)
+
+    page.goto(f"/lineage?nodeId={quote(ROOT)}&depth=100&limit={LIMIT}")
+    graph = wait_for_graph(page)
+    drawn = {n["id"] for n in graph["nodes"]}
+    assert drawn == within(levels, fits)
+    all_edges = {(e["upstream"], e["downstream"]) for e in answer["edges"]}
+    assert edges_of(graph) == {(a, b) for a, b in all_edges if a in drawn and b in drawn}
+    expect(page.get_by_test_id("limited")).to_contain_text(
+        f"showing {len(drawn)} of {len(levels)} nodes: {fits} of {max(levels.values())} hops"
+    )
+    # The frontier, the drawn nodes with neighbours left out, is marked.
+    frontier = {a for a, b in all_edges if a in drawn and b not in drawn}
+    frontier |= {b for a, b in all_edges if b in drawn and a not in drawn}
+    assert frontier
+    assert {n["id"] for n in graph["nodes"] if "more" in n["classes"]} == frontier
+    # Left to right still holds in the cut view.
+    x = {n["id"]: n["x"] for n in graph["nodes"]}
+    assert all(x[a] < x[b] for a, b in edges_of(graph))
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "large_graph_limited_view.png"))
+
+    page.locator("[data-action=grow]").click()
+    page.wait_for_url(re.compile(rf"level={fits + 1}"))
+    assert {n["id"] for n in wait_for_graph(page)["nodes"]} == within(levels, fits + 1)
+
+    page.locator("[data-action=show-all]").click()
+    page.wait_for_url(re.compile(r"limit=0"))
+    graph = wait_for_graph(page)
+    assert {n["id"] for n in graph["nodes"]} == set(levels)
+    assert edges_of(graph) == all_edges
+    expect(page.get_by_test_id("limited")).to_have_count(0)
+
+
+def test_expanding_a_frontier_node_draws_its_neighbours(page: Page, base_url: str) -> None:
+    answer = httpx.get(f"{base_url}/api/v2/lineage", params={"nodeId": ROOT, "depth": 100}).json()
+    levels = hop_levels(answer)
+    page.goto(f"/lineage?nodeId={quote(ROOT)}&depth=100&limit={LIMIT}&level=2")
+    graph = wait_for_graph(page)
+    assert {n["id"] for n in graph["nodes"]} == within(levels, 2)
+    edge = next(
+        e for e in answer["edges"] if levels[e["upstream"]] == 2 and levels[e["downstream"]] == 3
+    )
+    node = edge["upstream"]
+    assert "more" in next(n for n in graph["nodes"] if n["id"] == node)["classes"]
+    page.goto(
+        f"/lineage?nodeId={quote(ROOT)}&depth=100&limit={LIMIT}&level=2&selected={quote(node)}"
+    )
+    wait_for_graph(page)
+    expect(page.get_by_test_id("frontier-note")).to_be_visible()
+    page.get_by_test_id("panel").locator("[data-action=expand-downstream]").click()
+    page.wait_for_url(re.compile(r"x=downstream"))
+    drawn = {n["id"] for n in wait_for_graph(page)["nodes"]}
+    assert within(levels, 2) | {edge["downstream"]} <= drawn
+
+
+def test_small_answers_are_drawn_whole(page: Page, base_url: str) -> None:
+    answer = httpx.get(f"{base_url}/api/v2/lineage", params={"nodeId": ROOT, "depth": 2}).json()
+    page.goto(f"/lineage?nodeId={quote(ROOT)}&depth=2&limit={LIMIT}")
+    graph = wait_for_graph(page)
+    # d10_0; its writer and the writer's two inputs; its two readers and their outputs
+    assert {n["id"] for n in graph["nodes"]} == {n["id"] for n in answer["nodes"]}
+    assert len(graph["nodes"]) == 8
+    expect(page.get_by_test_id("limited")).to_have_count(0)
+    assert not [n for n in graph["nodes"] if "more" in n["classes"]]
