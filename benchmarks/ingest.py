@@ -20,7 +20,7 @@ Targets (issue 2, SQLite on 2 cores): >= 10,000 events/s batched,
 >= 2,000 events/s single.
 
     python benchmarks/ingest.py                # both databases
-    python benchmarks/ingest.py --db sqlite --single-events 4000 --batches 20
+    python benchmarks/ingest.py --db sqlite --single-events 4000 --batches 20 --workers 2
 """
 
 from __future__ import annotations
@@ -167,21 +167,34 @@ def _stat_cpu(path: Path) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds(pid: int) -> tuple[float, float]:
-    """(whole process, event-loop thread) user + system CPU seconds, from /proc.
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        out.extend(int(c) for c in (task / "children").read_text().split())
+    return out
 
-    The event-loop (main) thread does HTTP parsing, body reading and JSON
-    decoding; the thread pool does validation and the store's work.
+
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """(every server process, event-loop threads) user + system CPU seconds, from /proc.
+
+    The event-loop (main) thread of a server process does HTTP parsing, body
+    reading and JSON decoding; its thread pool does validation and the store's
+    work. With ``--workers`` the worker processes are the supervisor's children.
     """
-    return _stat_cpu(Path(f"/proc/{pid}/stat")), _stat_cpu(Path(f"/proc/{pid}/task/{pid}/stat"))
+    whole = loop = 0.0
+    for proc in [pid, *_children(pid)]:
+        whole += _stat_cpu(Path(f"/proc/{proc}/stat"))
+        loop += _stat_cpu(Path(f"/proc/{proc}/task/{proc}/stat"))
+    return whole, loop
 
 
 @contextmanager
-def headwater_serve(db_url: str) -> Iterator[tuple[int, int]]:
+def headwater_serve(db_url: str, workers: int = 1) -> Iterator[tuple[int, int]]:
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "headwater", "serve", "--db", db_url, "--host", "127.0.0.1",
-         "--port", str(port), "--log-level", "warning", "--no-access-log"],
+         "--port", str(port), "--log-level", "warning", "--no-access-log",
+         "--workers", str(workers)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     try:
@@ -228,13 +241,13 @@ def report(label: str, events: int, seconds: float, latencies: list[float], targ
           f"= {events / max(server_cpu, 1e-9):,.0f} events per server CPU-second)")
 
 
-def bench_http(db_url: str, single_events: int, batches: int) -> None:
+def bench_http(db_url: str, single_events: int, batches: int, workers: int) -> None:
     single = [json.dumps(e).encode() for e in make_events(single_events, "single")]
     batch_events = make_events(batches * BATCH_SIZE, "batch")
     batch_bodies = [json.dumps(batch_events[i : i + BATCH_SIZE]).encode()
                     for i in range(0, len(batch_events), BATCH_SIZE)]
     warm = [json.dumps(e).encode() for e in make_events(200, "warmup")]
-    with headwater_serve(db_url) as (port, pid):
+    with headwater_serve(db_url, workers) as (port, pid):
         asyncio.run(drive(port, "/api/v1/lineage", warm, SINGLE_CLIENTS))
         cpu = cpu_seconds(pid)
         seconds, latencies = asyncio.run(drive(port, "/api/v1/lineage", single, SINGLE_CLIENTS))
@@ -284,6 +297,8 @@ def main() -> None:
     parser.add_argument("--db", choices=["sqlite", "postgresql", "both"], default="both")
     parser.add_argument("--single-events", type=int, default=6_000)
     parser.add_argument("--batches", type=int, default=40)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2],
+                        help="server processes (headwater serve --workers); each count is run")
     args = parser.parse_args()
 
     sample = json.dumps(make_events(2, "size")[1])
@@ -292,8 +307,10 @@ def main() -> None:
 
     if args.db in ("sqlite", "both"):
         with tempfile.TemporaryDirectory(prefix="headwater-bench-") as tmp:
-            print("SQLite (WAL), through `headwater serve`:")
-            bench_http(f"sqlite:///{tmp}/http.db", args.single_events, args.batches)
+            for workers in args.workers:
+                print(f"SQLite (WAL), through `headwater serve --workers {workers}`:")
+                bench_http(f"sqlite:///{tmp}/http{workers}.db", args.single_events, args.batches,
+                           workers)
             print("SQLite, in-process breakdown:")
             bench_breakdown(f"sqlite:///{tmp}/direct.db", max(4, args.batches // 4))
 
@@ -305,8 +322,10 @@ def main() -> None:
             return
         cluster = start_cluster()
         try:
-            print("PostgreSQL, through `headwater serve`:")
-            bench_http(cluster.create_database("bench_http"), args.single_events, args.batches)
+            for workers in args.workers:
+                print(f"PostgreSQL, through `headwater serve --workers {workers}`:")
+                bench_http(cluster.create_database(f"bench_http{workers}"), args.single_events,
+                           args.batches, workers)
             print("PostgreSQL, in-process breakdown:")
             bench_breakdown(cluster.create_database("bench_direct"), max(4, args.batches // 4))
         finally:

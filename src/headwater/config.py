@@ -18,6 +18,8 @@ setting             environment variable          meaning (default)
                                                   decompression (``10485760``, 10 MB)
 ``log_level``       ``HEADWATER_LOG_LEVEL``       server log level (``info``)
 ``access_log``      ``HEADWATER_ACCESS_LOG``      log every request (``false``)
+``workers``         ``HEADWATER_WORKERS``         server processes sharing the port (``1``);
+                                                  more use more cores for ingestion
 ==================  ============================  ===========================================
 
 A test keeps this table, :class:`Settings` and ``headwater serve --help`` in
@@ -62,10 +64,13 @@ class Settings:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     log_level: str = "info"
     access_log: bool = False
+    workers: int = 1
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
             raise ConfigError(f"port must be between 0 and 65535, got {self.port}")
+        if self.workers < 1:
+            raise ConfigError(f"workers must be at least 1, got {self.workers}")
         if self.max_body_bytes <= 0:
             raise ConfigError(f"max_body_bytes must be positive, got {self.max_body_bytes}")
         if self.log_level.lower() not in _LOG_LEVELS:
@@ -117,7 +122,7 @@ class Settings:
 def _convert(name: str, raw: str) -> Any:
     """Turn one environment string into the field's type, naming the variable on error."""
     var = ENV_PREFIX + name.upper()
-    if name in {"port", "max_body_bytes"}:
+    if name in {"port", "max_body_bytes", "workers"}:
         try:
             return int(raw.strip())
         except ValueError:

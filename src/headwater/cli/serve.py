@@ -40,6 +40,9 @@ _OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--access-log/--no-access-log", "access_log"), {"default": None,
                                                       "help": "Log every request. "
                                                       "[HEADWATER_ACCESS_LOG; off]"}),
+    (("--workers", "workers"), {"type": click.IntRange(min=1), "help": "Server processes "
+                                "sharing the port; more use more cores for ingestion. "
+                                "[HEADWATER_WORKERS; 1]"}),
 ]
 
 

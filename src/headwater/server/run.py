@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import logging
 import socket
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from headwater.config import Settings
+from headwater.config import ENV_PREFIX, Settings
 from headwater.errors import ConfigError
 
 if TYPE_CHECKING:
     from headwater.store import Store
 
-__all__ = ["port_is_free", "redact_url", "run_server"]
+__all__ = ["app_from_environment", "port_is_free", "redact_url", "run_server"]
 
 logger = logging.getLogger(__name__)
 
@@ -28,21 +29,16 @@ def run_server(settings: Settings, store: Store | None = None) -> None:
 
     from headwater.server.app import create_app, open_store
 
+    if settings.workers > 1:
+        if store is not None:
+            raise ConfigError("several workers each open the store themselves; "
+                              "run one worker to serve a store opened by the caller")
+        _run_workers(settings)
+        return
     own_store = store is None
     active_store = open_store(settings) if store is None else store
     app = create_app(settings, active_store)
-    config = uvicorn.Config(
-        app,
-        host=settings.host,
-        port=settings.port,
-        loop="auto",
-        http="auto",
-        log_level=settings.log_level.lower(),
-        access_log=settings.access_log,
-        server_header=False,
-        # The default 5 s keep-alive drops idle producer connections too eagerly.
-        timeout_keep_alive=30,
-    )
+    config = uvicorn.Config(app, **_uvicorn_options(settings))
     server = uvicorn.Server(config)
     try:
         server.run()
@@ -55,6 +51,51 @@ def run_server(settings: Settings, store: Store | None = None) -> None:
             active_store.close()
     if not server.started:
         raise ConfigError(f"could not listen on {settings.host}:{settings.port}")
+
+
+def _run_workers(settings: Settings) -> None:
+    """Serve with ``settings.workers`` processes sharing one listening socket.
+
+    uvicorn starts each worker fresh, so the settings travel as ``HEADWATER_*``
+    variables and each worker builds its app with :func:`app_from_environment`.
+    The schema is migrated here, once, before any worker opens the store.
+    """
+    import os
+
+    import uvicorn
+
+    from headwater.server.app import open_store
+
+    open_store(settings).close()
+    for name, value in dataclasses.asdict(settings).items():
+        if value is not None:
+            value = str(value).lower() if isinstance(value, bool) else str(value)
+            os.environ[ENV_PREFIX + name.upper()] = value
+    if not port_is_free(settings.host, settings.port):
+        raise ConfigError(f"could not listen on {settings.host}:{settings.port}")
+    uvicorn.run("headwater.server.run:app_from_environment", factory=True,
+                workers=settings.workers, **_uvicorn_options(settings))
+
+
+def _uvicorn_options(settings: Settings) -> dict[str, Any]:
+    return {
+        "host": settings.host,
+        "port": settings.port,
+        "loop": "auto",
+        "http": "auto",
+        "log_level": settings.log_level.lower(),
+        "access_log": settings.access_log,
+        "server_header": False,
+        # The default 5 s keep-alive drops idle producer connections too eagerly.
+        "timeout_keep_alive": 30,
+    }
+
+
+def app_from_environment() -> Any:
+    """One worker's app, from the ``HEADWATER_*`` variables :func:`_run_workers` set."""
+    from headwater.server.app import create_app
+
+    return create_app(Settings.from_env())
 
 
 def port_is_free(host: str, port: int) -> bool:

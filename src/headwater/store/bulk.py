@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 import orjson
@@ -31,8 +33,12 @@ import sqlalchemy as sa
 __all__ = ["BulkStatement", "json_text", "sqlite_time"]
 
 
+@lru_cache(maxsize=1 << 16)
 def sqlite_time(value: datetime | None) -> str | None:
-    """A naive UTC datetime as SQLAlchemy stores it in SQLite."""
+    """A naive UTC datetime as SQLAlchemy stores it in SQLite.
+
+    Cached: the rows of one event share its time, so most calls are repeats.
+    """
     return None if value is None else value.isoformat(" ", "microseconds")
 
 
@@ -74,9 +80,21 @@ class BulkStatement:
         """The driver parameters of ``rows``: tuples (SQLite) or dicts (PostgreSQL)."""
         converters = self.converters
         if self.positional:
-            plan = [(name, converters.get(name)) for name in self.names]
-            return [tuple(row[name] if convert is None else convert(row[name])
-                          for name, convert in plan) for row in rows]
+            take = itemgetter(*self.names)
+            if len(self.names) == 1:
+                plain = [(take(row),) for row in rows]
+            else:
+                plain = [take(row) for row in rows]
+            if not converters:
+                return plain
+            at = [(i, converters[name]) for i, name in enumerate(self.names) if name in converters]
+            out = []
+            for values in plain:
+                values = list(values)
+                for i, convert in at:
+                    values[i] = convert(values[i])
+                out.append(values)
+            return out
         if not converters:
             return list(rows)
         out = []

@@ -11,10 +11,13 @@ call cannot fail its neighbours, and every call stays all-or-nothing.
 
 from __future__ import annotations
 
+import fcntl
 import logging
+import os
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +56,16 @@ class _Pending:
     error: BaseException | None = None
 
 
+def _write_lock_path(engine: sa.Engine) -> str | None:
+    """The lock file of a SQLite database file; None for memory or other databases."""
+    if engine.dialect.name != "sqlite":
+        return None
+    database = engine.url.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return f"{database}-writelock"
+
+
 class Store:
     """headwater's database: open with :meth:`open`, write with :meth:`record_events`."""
 
@@ -65,6 +78,7 @@ class Store:
         self._parsing = 0  # callers between entering record_events and queueing
         self._closed = False
         self._thread: threading.Thread | None = None
+        self._write_lock_path = _write_lock_path(engine)
 
     @classmethod
     def open(cls, url: str, *, migrate: bool = True) -> Store:
@@ -189,7 +203,7 @@ class Store:
     def _write_transaction(self, group: list[_Pending]) -> None:
         everything = [ev for pending in group for ev in pending.parsed]
         try:
-            with self.engine.connect() as conn:
+            with self._cross_process_lock(), self.engine.connect() as conn:
                 conn = conn.execution_options(**{dialects.WRITER_OPTION: True})
                 with conn.begin():
                     new = self._writer.write(conn, everything)
@@ -208,6 +222,27 @@ class Store:
                 new.discard(ev.event_hash)
                 results.append(RecordResult(ev.event_hash, duplicate=not fresh))
             pending.results = results
+
+    @contextmanager
+    def _cross_process_lock(self) -> Iterator[None]:
+        """Hold the SQLite file's write lock file for one transaction.
+
+        Several processes may write one SQLite file (``headwater serve
+        --workers N``). SQLite alone would make a blocked writer poll with
+        sleeps of up to 100 ms while the lock is long free; an exclusive
+        ``flock`` on a file beside the database wakes the next writer the
+        moment the last one commits. (PostgreSQL needs nothing: its writers
+        do not block each other here.)
+        """
+        if self._write_lock_path is None:
+            yield
+            return
+        fd = os.open(self._write_lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock
 
     # -- reading -------------------------------------------------------------------
 

@@ -187,24 +187,16 @@ class Writer:
         self._resolve(conn, self.tag_ids, tags.keys(), sa.select(t.tags.c.id, t.tags.c.name),
                       t.tags.c.name, lambda row: row.name)
 
-        ds = self.dataset_ids.get
-        self.upsert(conn, rules.RUNS, [
-            _replace(r, "job", "job_id", self.job_ids.get(r["job"]))
-            for r in facts.table_rows(rules.RUNS).values()])
-        self.upsert(conn, rules.DATASET_VERSIONS, [
-            _replace(r, "dataset", "dataset_id", ds(r["dataset"]))
-            for r in facts.table_rows(rules.DATASET_VERSIONS).values()])
-        for rule in (rules.RUN_INPUTS, rules.RUN_OUTPUTS, rules.DATASET_SYMLINKS):
-            self.upsert(conn, rule, [
-                _replace(r, "dataset", "dataset_id", ds(r["dataset"]))
-                for r in facts.table_rows(rule).values()])
-        self.upsert(conn, rules.COLUMN_LINEAGE, [
-            _replace(_replace(r, "target", "target_dataset_id", ds(r["target"])),
-                     "source", "source_dataset_id", ds(r["source"]))
-            for r in facts.table_rows(rules.COLUMN_LINEAGE).values()])
-        self.upsert(conn, rules.TAG_ASSIGNMENTS, [
-            _replace(r, "tag", "tag_id", self.tag_ids.get(r["tag"]))
-            for r in facts.table_rows(rules.TAG_ASSIGNMENTS).values()])
+        ds, job, tag = self.dataset_ids.get, self.job_ids.get, self.tag_ids.get
+        self.upsert(conn, rules.RUNS, _with_ids(facts.table_rows(rules.RUNS), ("job", "job_id", job)))
+        for rule in (rules.DATASET_VERSIONS, rules.RUN_INPUTS, rules.RUN_OUTPUTS,
+                     rules.DATASET_SYMLINKS):
+            self.upsert(conn, rule, _with_ids(facts.table_rows(rule), ("dataset", "dataset_id", ds)))
+        self.upsert(conn, rules.COLUMN_LINEAGE, _with_ids(
+            facts.table_rows(rules.COLUMN_LINEAGE), ("target", "target_dataset_id", ds),
+            ("source", "source_dataset_id", ds)))
+        self.upsert(conn, rules.TAG_ASSIGNMENTS, _with_ids(
+            facts.table_rows(rules.TAG_ASSIGNMENTS), ("tag", "tag_id", tag)))
         self.upsert(conn, rules.FACETS, list(facts.table_rows(rules.FACETS).values()))
         if facts.subjects:
             subjects = list(facts.subjects.values())
@@ -238,8 +230,16 @@ class Writer:
                     cache.stage((reverse[ns_id], row.name), row.id)
 
 
-def _replace(row: dict[str, Any], old: str, new: str, value: Any) -> dict[str, Any]:
-    out = {k: v for k, v in row.items() if k != old}
-    out[new] = value
-    return out
+def _with_ids(rows: dict[Any, dict[str, Any]],
+              *lookups: tuple[str, str, Any]) -> list[dict[str, Any]]:
+    """``rows`` with each (natural key, id column, id lookup) resolved, in place.
 
+    The natural-key column stays in the row; the bulk statement reads only
+    the table's columns. (The rows belong to this batch's Facts and are not
+    used again.)
+    """
+    out = list(rows.values())
+    for key, column, lookup in lookups:
+        for row in out:
+            row[column] = lookup(row[key])
+    return out
