@@ -11,11 +11,14 @@ from headwater.cli.lineage import lineage
 from headwater.cli.search import search
 from headwater.server.routes import (
     datasets,
+    deletes,
     events,
     graph_v2,
     jobs,
+    legacy_writes,
     lineage_read,
     namespaces,
+    run_writes,
     runs,
 )
 from headwater.server.routes import search as search_routes
@@ -31,7 +34,8 @@ def _normalise(path: str) -> str:
 ROUTES = [
     (method, route.path)
     for module in (
-        namespaces, datasets, jobs, runs, lineage_read, graph_v2, search_routes, tag_routes, events
+        namespaces, datasets, jobs, runs, lineage_read, graph_v2, search_routes, tag_routes, events,
+        legacy_writes, run_writes, deletes,
     )
     for route in module.router.routes
     for method in sorted(getattr(route, "methods", ()))

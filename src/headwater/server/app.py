@@ -85,11 +85,14 @@ def _include_routes(app: FastAPI) -> None:
     # --- read API routers (helper C): add `app.include_router(...)` lines here ---
     from headwater.server.routes import (
         datasets,
+        deletes,
         events,
         graph_v2,
         jobs,
+        legacy_writes,
         lineage_read,
         namespaces,
+        run_writes,
         runs,
         search,
         tags,
@@ -104,4 +107,7 @@ def _include_routes(app: FastAPI) -> None:
     app.include_router(search.router)
     app.include_router(tags.router)
     app.include_router(events.router)
+    app.include_router(legacy_writes.router)
+    app.include_router(run_writes.router)
+    app.include_router(deletes.router)
     # --- end read API routers ---

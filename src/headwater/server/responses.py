@@ -50,6 +50,9 @@ __all__ = [
     "SourceResponse",
     "TagList",
     "TagResponse",
+    "UpstreamRun",
+    "UpstreamRunInput",
+    "UpstreamRunLineage",
     "V2Edge",
     "V2Graph",
     "V2Node",
@@ -319,6 +322,38 @@ class GraphNode(_Model):
 
 class LineageGraph(_Model):
     graph: list[GraphNode]
+
+
+class UpstreamRunJob(_Model):
+    namespace: str
+    name: str
+    version: str | None = None
+
+
+class UpstreamRunSummary(_Model):
+    id: str
+    start: datetime | None = None
+    end: datetime | None = None
+    status: RunState
+
+
+class UpstreamRunInput(_Model):
+    namespace: str
+    name: str
+    version: str
+    producedByRunId: str | None = None
+
+
+class UpstreamRun(_Model):
+    job: UpstreamRunJob
+    run: UpstreamRunSummary
+    inputs: list[UpstreamRunInput]
+
+
+class UpstreamRunLineage(_Model):
+    """``GET /api/v1/runlineage/upstream``: runs in hop order, each with what it read."""
+
+    runs: list[UpstreamRun]
 
 
 class SearchResult(_Model):

@@ -88,6 +88,11 @@ namespaces = sa.Table(
     sa.Column("id", sa.Integer(), primary_key=True),
     sa.Column("name", sa.Text(), nullable=False, unique=True),
     *_times(),
+    # Set by the Marquez API only (PUT /api/v1/namespaces/{ns}); events carry neither.
+    sa.Column("owner_name", sa.Text(), nullable=True),
+    sa.Column("description", sa.Text(), nullable=True),
+    sa.Column("deleted_at", sa.DateTime(), nullable=True),  # soft delete: see store.admin
+    sa.Index("ix_namespaces_deleted_at", "deleted_at"),
 )
 
 # From the ``dataSource`` dataset facet; a dataset without one belongs to a
@@ -101,6 +106,9 @@ sources = sa.Table(
     sa.Column("url_time", sa.DateTime(), nullable=False),
     sa.Column("url_hash", sa.String(64), nullable=False),
     *_times(),
+    # Set by the Marquez API only (PUT /api/v1/sources/{source}); else derived from the URL.
+    sa.Column("type", sa.Text(), nullable=True),
+    sa.Column("description", sa.Text(), nullable=True),
 )
 
 datasets = sa.Table(
@@ -117,6 +125,9 @@ datasets = sa.Table(
     sa.Column("current_version_uuid", sa.String(36), nullable=True),
     *_times(),
     sa.UniqueConstraint("namespace_id", "name"),
+    # Soft delete (Marquez's DELETE): hidden while updated_at <= deleted_at; see store.admin.
+    sa.Column("deleted_at", sa.DateTime(), nullable=True),
+    sa.Index("ix_datasets_deleted_at", "deleted_at"),
 )
 
 dataset_symlinks = sa.Table(
@@ -155,6 +166,9 @@ jobs = sa.Table(
     sa.Column("current_version_uuid", sa.String(36), nullable=True),
     *_times(),
     sa.UniqueConstraint("namespace_id", "name"),
+    # Soft delete (Marquez's DELETE): hidden while updated_at <= deleted_at; see store.admin.
+    sa.Column("deleted_at", sa.DateTime(), nullable=True),
+    sa.Index("ix_jobs_deleted_at", "deleted_at"),
 )
 
 # A job version is the job plus the sorted input and output dataset node ids
@@ -192,6 +206,8 @@ runs = sa.Table(
     sa.Column("parent_run_uuid", sa.Text(), nullable=True, index=True),
     *_times(),
     sa.Index("ix_runs_job_id_created_at", "job_id", "created_at"),
+    # A run's children in page order (GET /api/v1/jobs/runs/{id}/children).
+    sa.Index("ix_runs_parent_run_uuid_created_at", "parent_run_uuid", "created_at", "uuid"),
 )
 
 # A dataset version per (dataset, producing run); a DatasetEvent makes a
@@ -221,6 +237,8 @@ run_inputs = sa.Table(
     sa.Column("dataset_id", sa.ForeignKey("datasets.id"), nullable=False, index=True),
     *_times(),
     sa.UniqueConstraint("run_uuid", "dataset_id"),
+    # Readers of a dataset within a time window (run-level lineage downstream of a version).
+    sa.Index("ix_run_inputs_dataset_id_created_at", "dataset_id", "created_at"),
 )
 
 run_outputs = sa.Table(

@@ -14,14 +14,17 @@ from typing import Annotated, Any
 
 from fastapi import Query
 
+from headwater.errors import NotFoundError
 from headwater.graph.columns import column_lineage
 from headwater.graph.model import Direction, Graph, NodeId, NodeType
 from headwater.graph.traverse import walk
 from headwater.server.deps import StoreDep
-from headwater.server.responses import LineageGraph
+from headwater.server.responses import LineageGraph, UpstreamRunLineage
 from headwater.server.routes.reading import connection, parse_node_id, read_router
+from headwater.server.routes.runs import run_id_parameter
 from headwater.store.reads import datasets as dataset_reads
 from headwater.store.reads import jobs as job_reads
+from headwater.store.reads import runs as run_reads
 from headwater.store.reads.lineage import ColumnLineage, TableLineage
 from headwater.store.reads.nodes import field_types, require_node
 
@@ -133,3 +136,17 @@ def get_column_lineage(
             ],
         }
     return {"graph": _marquez_nodes(graph, "DATASET_FIELD", data)}
+
+
+@router.get("/api/v1/runlineage/upstream", response_model=UpstreamRunLineage, tags=["lineage"])
+def get_run_lineage_upstream(runId: str, store: StoreDep, depth: Depth = 20) -> dict[str, Any]:  # noqa: N803
+    """The run and, ``depth`` hops up, the runs that produced the dataset versions it read.
+
+    Each hop is resolved with headwater's rule for which version a run read (the
+    latest written before the run listed the input), as the run record shows.
+    """
+    run_id = run_id_parameter(runId, "query.runId")
+    with connection(store) as conn:
+        if not run_reads.run_rows(conn, [run_id]):
+            raise NotFoundError(f"run '{run_id}' not found")
+        return {"runs": run_reads.upstream_runs(conn, run_id, depth)}

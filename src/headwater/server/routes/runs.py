@@ -13,16 +13,17 @@ from headwater.server.responses import ChildRunList, FacetsResponse, RunResponse
 from headwater.server.routes.reading import Limit, Offset, connection, page, read_router
 from headwater.store.reads import runs as reads
 
-__all__ = ["router"]
+__all__ = ["router", "run_id_parameter"]
 
 router = read_router()
 
 
-def _run_id(value: str) -> str:
+def run_id_parameter(value: str, field: str = "path.id") -> str:
+    """A run id parameter, checked to be a UUID (400 naming ``field``)."""
     try:
         uuid.UUID(value)
     except ValueError as exc:
-        raise RequestError(f"run id must be a UUID, not {value!r}", field="path.id") from exc
+        raise RequestError(f"run id must be a UUID, not {value!r}", field=field) from exc
     return value
 
 
@@ -30,7 +31,7 @@ def _run_id(value: str) -> str:
 def get_run(id: str, store: StoreDep) -> dict[str, Any]:  # noqa: A002 - Marquez's name
     """The run: state, times, job version, and the dataset versions it read and wrote."""
     with connection(store) as conn:
-        return reads.get_run(conn, _run_id(id))
+        return reads.get_run(conn, run_id_parameter(id))
 
 
 @router.get("/api/v1/jobs/runs/{id}/facets", response_model=FacetsResponse, tags=["runs"])
@@ -41,7 +42,7 @@ def get_run_facets(
 ) -> dict[str, Any]:
     """The run's facets (``type=run``) or its job's facets as of this run (``type=job``)."""
     with connection(store) as conn:
-        return {"runId": id, "facets": reads.run_facets(conn, _run_id(id), type)}
+        return {"runId": id, "facets": reads.run_facets(conn, run_id_parameter(id), type)}
 
 
 @router.get("/api/v1/jobs/runs/{id}/children", response_model=ChildRunList, tags=["runs"])
@@ -56,5 +57,5 @@ def get_child_runs(
     A headwater addition: a Spark application run's children are its per-action runs.
     """
     with connection(store) as conn:
-        items, total = reads.child_runs(conn, _run_id(id), page(limit, offset))
+        items, total = reads.child_runs(conn, run_id_parameter(id), page(limit, offset))
     return {"runs": items, "totalCount": total}

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from headwater.errors import NotFoundError
 from headwater.store import tables as t
 from headwater.store.reads.common import Page, aware, chunks, paged
+from headwater.store.reads.visibility import hidden, visible
 
 __all__ = [
     "dataset_records",
@@ -40,24 +41,30 @@ _ds = t.datasets
 # --- namespaces and sources ----------------------------------------------------------------
 
 
+def _namespace_select() -> sa.Select[Any]:
+    return sa.select(_ns, hidden(_ns).label("is_hidden"))
+
+
 def _namespace_record(row: sa.Row[Any]) -> dict[str, Any]:
     return {
         "name": row.name,
         "createdAt": aware(row.created_at),
         "updatedAt": aware(row.updated_at),
-        "ownerName": None,
-        "description": None,
-        "isHidden": False,
+        "ownerName": row.owner_name,
+        "description": row.description,
+        "isHidden": bool(row.is_hidden),
     }
 
 
 def list_namespaces(conn: sa.Connection, page: Page) -> tuple[list[dict[str, Any]], int]:
-    rows, total = paged(conn, sa.select(_ns), [_ns.c.name], page)
+    """Namespaces by name, without soft-deleted ones."""
+    rows, total = paged(conn, _namespace_select().where(visible(_ns)), [_ns.c.name], page)
     return [_namespace_record(r) for r in rows], total
 
 
 def get_namespace(conn: sa.Connection, name: str) -> dict[str, Any]:
-    row = conn.execute(sa.select(_ns).where(_ns.c.name == name)).first()
+    """A namespace; a soft-deleted one answers with ``isHidden: true`` (as in Marquez)."""
+    row = conn.execute(_namespace_select().where(_ns.c.name == name)).first()
     if row is None:
         raise NotFoundError(f"namespace '{name}' not found")
     return _namespace_record(row)
@@ -75,12 +82,12 @@ def _source_record(row: sa.Row[Any]) -> dict[str, Any]:
     url = row.connection_url or ""
     scheme = url.split(":", 1)[0].upper() if ":" in url else ""
     return {
-        "type": scheme or "UNKNOWN",
+        "type": row.type or scheme or "UNKNOWN",
         "name": row.name,
         "createdAt": aware(row.created_at),
         "updatedAt": aware(row.updated_at),
         "connectionUrl": row.connection_url,
-        "description": None,
+        "description": row.description,
     }
 
 
@@ -123,7 +130,8 @@ def _dataset_select() -> sa.Select[Any]:
 def dataset_rows_by_keys(
     conn: sa.Connection, keys: Sequence[tuple[str, str]]
 ) -> list[sa.Row[Any]]:
-    """Dataset rows (with ``namespace``) for (namespace, name) keys; unknown keys are skipped."""
+    """Dataset rows (with ``namespace``) for (namespace, name) keys; unknown and
+    soft-deleted ones are skipped."""
     by_namespace: dict[str, list[str]] = defaultdict(list)
     for namespace, name in set(keys):
         by_namespace[namespace].append(name)
@@ -131,7 +139,9 @@ def dataset_rows_by_keys(
     for namespace, names in by_namespace.items():
         for batch in chunks(sorted(names)):
             rows += conn.execute(
-                _dataset_select().where(_ns.c.name == namespace, _ds.c.name.in_(batch))
+                _dataset_select().where(
+                    _ns.c.name == namespace, _ds.c.name.in_(batch), visible(_ds)
+                )
             ).all()
     return rows
 
@@ -265,14 +275,16 @@ def list_datasets(
     conn: sa.Connection, namespace: str, page: Page
 ) -> tuple[list[dict[str, Any]], int]:
     ns_id = namespace_id(conn, namespace)
-    query = _dataset_select().where(_ds.c.namespace_id == ns_id)
+    query = _dataset_select().where(_ds.c.namespace_id == ns_id, visible(_ds))
     rows, total = paged(conn, query, [_ds.c.name], page)
     return dataset_records(conn, rows), total
 
 
 def _dataset_row(conn: sa.Connection, namespace: str, name: str) -> sa.Row[Any]:
     namespace_id(conn, namespace)
-    row = conn.execute(_dataset_select().where(_ns.c.name == namespace, _ds.c.name == name)).first()
+    row = conn.execute(
+        _dataset_select().where(_ns.c.name == namespace, _ds.c.name == name, visible(_ds))
+    ).first()
     if row is None:
         raise NotFoundError(f"dataset '{name}' not found in namespace '{namespace}'")
     return row

@@ -18,6 +18,7 @@ from headwater.store.reads.common import Page, aware, chunks, paged, split_node_
 from headwater.store.reads.datasets import namespace_id, tags_by_subject
 from headwater.store.reads.parents import job_parents, job_uuid
 from headwater.store.reads.runs import run_records
+from headwater.store.reads.visibility import visible
 
 __all__ = [
     "get_job",
@@ -67,7 +68,7 @@ def job_rows_by_keys(conn: sa.Connection, keys: Sequence[tuple[str, str]]) -> li
     for namespace, names in by_namespace.items():
         for batch in chunks(sorted(names)):
             rows += conn.execute(
-                _job_select().where(_ns.c.name == namespace, _j.c.name.in_(batch))
+                _job_select().where(_ns.c.name == namespace, _j.c.name.in_(batch), visible(_j))
             ).all()
     return rows
 
@@ -159,9 +160,10 @@ def _description(facets: dict[str, Any]) -> str | None:
 
 
 def job_id(conn: sa.Connection, namespace: str, name: str) -> int:
+    """The id of a job that exists and is not soft-deleted; else :class:`NotFoundError`."""
     ns_id = namespace_id(conn, namespace)
     found = conn.execute(
-        sa.select(_j.c.id).where(_j.c.namespace_id == ns_id, _j.c.name == name)
+        sa.select(_j.c.id).where(_j.c.namespace_id == ns_id, _j.c.name == name, visible(_j))
     ).scalar()
     if found is None:
         raise NotFoundError(f"job '{name}' not found in namespace '{namespace}'")
@@ -172,7 +174,8 @@ def list_jobs(
     conn: sa.Connection, namespace: str, page: Page
 ) -> tuple[list[dict[str, Any]], int]:
     ns_id = namespace_id(conn, namespace)
-    rows, total = paged(conn, _job_select().where(_j.c.namespace_id == ns_id), [_j.c.name], page)
+    query = _job_select().where(_j.c.namespace_id == ns_id, visible(_j))
+    rows, total = paged(conn, query, [_j.c.name], page)
     return job_records(conn, rows), total
 
 

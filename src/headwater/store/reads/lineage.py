@@ -27,6 +27,7 @@ from headwater.graph.model import Direction, Edge, NodeId, NodeType, Transformat
 from headwater.store import tables as t
 from headwater.store.reads.common import chunks, dataset_ids, naive
 from headwater.store.reads.runs import run_input_versions
+from headwater.store.reads.visibility import HiddenNodes
 
 __all__ = ["ColumnLineage", "RunLineage", "TableLineage", "job_versions_at"]
 
@@ -147,12 +148,14 @@ class TableLineage:
     def __init__(self, conn: sa.Connection, as_of: datetime | None = None) -> None:
         self.conn = conn
         self.as_of = as_of
+        self.hidden = HiddenNodes(conn)
 
     def edges_from(self, node_ids: Collection[str], direction: Direction) -> list[Edge]:
         parsed = _parse_all(node_ids)
         jobs = [(n.namespace, n.name) for n in parsed if n.type is NodeType.JOB]
         datasets = [(n.namespace, n.name) for n in parsed if n.type is NodeType.DATASET]
-        return self._job_edges(jobs, direction) + self._dataset_edges(datasets, direction)
+        edges = self._job_edges(jobs, direction) + self._dataset_edges(datasets, direction)
+        return self.hidden.filter(edges)
 
     def _io(self, versions: Collection[str]) -> dict[str, tuple[list[str], list[str]]]:
         result: dict[str, tuple[list[str], list[str]]] = {}
@@ -331,6 +334,7 @@ class ColumnLineage:
     def __init__(self, conn: sa.Connection, as_of: datetime | None = None) -> None:
         self.conn = conn
         self.as_of = as_of
+        self.hidden = HiddenNodes(conn)
 
     def fields_of(self, dataset_node_ids: Collection[str]) -> list[str]:
         keys = [(n.namespace, n.name) for n in _parse_all(dataset_node_ids)]
@@ -389,10 +393,12 @@ class ColumnLineage:
                     grouped[(up, down, via)].append(
                         Transformation(kind or "", subtype or None, description, bool(masking))
                     )
-        return [
-            Edge(up, down, via, tuple(sorted(trs, key=lambda tr: (tr.type, tr.subtype or ""))))
-            for (up, down, via), trs in grouped.items()
-        ]
+        return self.hidden.filter(
+            [
+                Edge(up, down, via, tuple(sorted(trs, key=lambda tr: (tr.type, tr.subtype or ""))))
+                for (up, down, via), trs in grouped.items()
+            ]
+        )
 
 
 def _column_statement(upstream: bool, until: bool) -> sa.Select[Any]:

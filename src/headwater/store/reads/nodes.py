@@ -21,6 +21,7 @@ from headwater.store.reads.common import aware, chunks, dataset_ids, job_ids, na
 from headwater.store.reads.lineage import job_versions_at
 from headwater.store.reads.parents import job_parents, run_parents
 from headwater.store.reads.runs import MARQUEZ_RUN_STATES, duration_ms, run_rows
+from headwater.store.reads.visibility import HiddenNodes
 
 __all__ = ["field_types", "node_summaries", "require_node"]
 
@@ -28,17 +29,20 @@ _ds, _dv, _f = t.datasets, t.dataset_versions, t.fields
 
 
 def require_node(conn: sa.Connection, node: NodeId) -> None:
-    """Raise :class:`NotFoundError` unless ``node`` exists in the store."""
+    """Raise :class:`NotFoundError` unless ``node`` exists in the store (and is not
+    soft-deleted)."""
     if node.type is NodeType.RUN:
         if not run_rows(conn, [node.name]):
             raise NotFoundError(f"run '{node.name}' not found")
         return
+    subject = node if node.type is NodeType.JOB else node.dataset_id
+    gone = bool(HiddenNodes(conn).among([str(subject)]))
     if node.type is NodeType.JOB:
-        if not job_ids(conn, [(node.namespace, node.name)]):
+        if gone or not job_ids(conn, [(node.namespace, node.name)]):
             raise NotFoundError(f"job '{node.name}' not found in namespace '{node.namespace}'")
         return
     ids = dataset_ids(conn, [(node.namespace, node.name)])
-    if not ids:
+    if gone or not ids:
         raise NotFoundError(f"dataset '{node.name}' not found in namespace '{node.namespace}'")
     dataset_id = next(iter(ids.values()))
     if node.type is NodeType.DATASET_FIELD:

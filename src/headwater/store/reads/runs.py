@@ -31,6 +31,7 @@ __all__ = [
     "run_input_versions",
     "run_records",
     "run_rows",
+    "upstream_runs",
 ]
 
 #: OpenLineage eventType of the winning event -> Marquez run state.
@@ -260,3 +261,56 @@ def child_runs(
     for record, row in zip(records, ordered, strict=True):
         record["job"] = {"namespace": row.namespace, "name": row.job_name}
     return records, total
+
+
+def upstream_runs(conn: sa.Connection, run_uuid: str, depth: int) -> list[dict[str, Any]]:
+    """Marquez's ``UpstreamRunLineage.runs``: the run, then the runs that produced the
+    dataset versions it read, ``depth`` hops up; ordered by hop, then job name.
+
+    Each entry is ``{job: {namespace, name, version}, run: {id, start, end, status},
+    inputs: [{namespace, name, version, producedByRunId}]}``; an input read before any
+    version of it existed is left out (it has no version to name).
+    """
+    dv = t.dataset_versions
+    entries: list[dict[str, Any]] = []
+    seen = {run_uuid}
+    frontier = [run_uuid]
+    for _hop in range(depth + 1):
+        if not frontier:
+            break
+        rows = run_rows(conn, frontier)
+        inputs = [i for i in run_input_versions(conn, frontier) if i.version is not None]
+        producers: dict[str, str | None] = {}
+        for batch in chunks(sorted({i.version for i in inputs if i.version})):
+            query = sa.select(dv.c.uuid, dv.c.run_uuid).where(dv.c.uuid.in_(batch))
+            producers.update(dict(conn.execute(query).all()))
+        by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for item in inputs:
+            by_run[item.run_uuid].append(
+                {
+                    "namespace": item.namespace,
+                    "name": item.name,
+                    "version": item.version,
+                    "producedByRunId": producers.get(item.version or ""),
+                }
+            )
+        for row in sorted(rows, key=lambda r: (r.job_name, r.namespace, r.uuid)):
+            entries.append(
+                {
+                    "job": {
+                        "namespace": row.namespace,
+                        "name": row.job_name,
+                        "version": row.job_version_uuid,
+                    },
+                    "run": {
+                        "id": row.uuid,
+                        "start": aware(row.started_at),
+                        "end": aware(row.ended_at),
+                        "status": MARQUEZ_RUN_STATES.get(row.state or "", "NEW"),
+                    },
+                    "inputs": by_run.get(row.uuid, []),
+                }
+            )
+        frontier = sorted({p for p in producers.values() if p and p not in seen})
+        seen.update(frontier)
+    return entries

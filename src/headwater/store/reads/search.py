@@ -10,6 +10,7 @@ import sqlalchemy as sa
 
 from headwater.store import tables as t
 from headwater.store.reads.common import Page, aware, naive
+from headwater.store.reads.visibility import visible
 
 __all__ = ["list_events", "list_tags", "search"]
 
@@ -26,7 +27,7 @@ def _matches(table: sa.Table, pattern: str) -> sa.Select[Any]:
             _ns.c.name.label("namespace"),
         )
         .join(_ns, _ns.c.id == table.c.namespace_id)
-        .where(sa.func.lower(table.c.name).like(f"%{pattern.lower()}%"))
+        .where(sa.func.lower(table.c.name).like(f"%{pattern.lower()}%"), visible(table))
     )
 
 
