@@ -183,7 +183,7 @@ export const api = {
       `/api/v1/namespaces/${enc(ns)}/datasets/${enc(name)}/versions`,
       { limit },
     ),
-  jobs: (ns: string, limit = 10000) =>
+  jobs: (ns: string, limit = 100) =>
     getJson<{ jobs: Job[]; totalCount: number }>(`/api/v1/namespaces/${enc(ns)}/jobs`, { limit }),
   job: (ns: string, name: string) => getJson<Job>(`/api/v1/namespaces/${enc(ns)}/jobs/${enc(name)}`),
   jobRuns: (ns: string, name: string, limit = 50) =>

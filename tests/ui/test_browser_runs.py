@@ -113,6 +113,9 @@ def test_an_application_runs_view_is_its_children_lineage(page: Page, base_url: 
     for child in child_ids:
         expected_edges |= {(e["upstream"], e["downstream"]) for e in lineage(base_url, child, 2)["edges"]}
     assert edges_of(graph) == expected_edges
+    expect(page.get_by_test_id("child-runs")).to_have_text(
+        f" — with the lineage of its {len(child_ids)} child runs"
+    )
 
     # Collapsed, the application run is one node with its datasets around it.
     page.goto(f"/lineage?nodeId={quote('run:' + application)}&depth=2&collapse=1")

@@ -97,7 +97,7 @@ export function visibleView(
     }
     level = Math.max(1, level);
   }
-  if (level > maxLevel) return everything;
+  if (level >= maxLevel) return everything;
   const shown = new Set(ids.filter((id) => levelOf(id) <= level!));
   for (const id of keep) shown.add(id);
   const frontier = new Set<string>();

@@ -8,7 +8,9 @@ const datasetLinks = (items: DatasetId[]) =>
 export async function jobView(root: HTMLElement, namespace: string, name: string): Promise<void> {
   try {
     const [job, { runs, totalCount }] = await Promise.all([api.job(namespace, name), api.jobRuns(namespace, name)]);
-    const parent = job.latestRun?.facets?.parent?.job;
+    // The parent job (a Spark application's job for its per-action jobs): the latest run's
+    // parent facet names its namespace too; parentJobName (Marquez's field) only its name.
+    const parent = job.latestRun?.facets?.parent?.job ?? (job.parentJobName ? { namespace, name: job.parentJobName } : null);
     const sql: string | undefined = job.facets?.sql?.query;
     add(root,
       h("div", { class: "page-head" }, h("span", { class: "kind kind-job" }, "job"), h("h1", {}, name),

@@ -22,7 +22,7 @@ const PARENT_DETAILS_MAX = 50;
 let previous: cytoscape.Core | null = null;
 
 /** A run's own lineage plus its child runs' (an application run reads and writes nothing itself). */
-async function fetchAnswers(state: ViewState): Promise<{ answers: V2Graph[]; children: number }> {
+async function fetchAnswers(state: ViewState): Promise<{ answers: V2Graph[]; children: string[]; childCount: number }> {
   const asked = (nodeId: string, direction: string, depth: number): Promise<V2Graph> =>
     api.lineage({ nodeId, direction, depth, asOf: state.asOf || undefined, maxNodes: state.maxNodes });
   const rootIsRun = parseNodeId(state.nodeId).type === "run";
@@ -33,7 +33,7 @@ async function fetchAnswers(state: ViewState): Promise<{ answers: V2Graph[]; chi
     rootIsRun ? api.runChildren(parseNodeId(state.nodeId).name, CHILD_RUNS_MAX).catch(() => none) : none,
   ]);
   const childAnswers = await Promise.all(children.runs.map((run) => asked(`run:${run.id}`, state.direction, state.depth)));
-  return { answers: [...answers, ...childAnswers], children: children.totalCount };
+  return { answers: [...answers, ...childAnswers], children: children.runs.map((run) => `run:${run.id}`), childCount: children.totalCount };
 }
 
 export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
@@ -78,10 +78,12 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
   const model = new LineageModel();
   const started = performance.now();
   let childRuns = 0;
+  let childIds: string[] = [];
   try {
-    const { answers, children } = await fetchAnswers(state);
+    const { answers, children, childCount } = await fetchAnswers(state);
     answers.forEach((answer) => model.merge(answer));
-    childRuns = children;
+    childRuns = childCount;
+    childIds = children;
   } catch (error) {
     status.textContent = "";
     canvas.replaceWith(errorBox(error));
@@ -98,6 +100,8 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
   const sources: Source[] = [
     { nodeId: rootId, direction: state.direction as Source["direction"] },
     ...state.expansions.map((x) => ({ nodeId: alias(x.nodeId), direction: x.direction })),
+    // An application run's view is its children's lineage: each child is walked from too.
+    ...childIds.map((id) => ({ nodeId: alias(id), direction: state.direction as Source["direction"] })),
   ];
   const path = state.from && state.to ? pathBetween(all.edges, alias(state.from), alias(state.to)) : null;
   const view = visibleView(all.nodes.map((n) => n.id), all.edges, sources, state.limit, state.level, path?.nodes ?? []);
@@ -119,6 +123,11 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
       + `${view.level} of ${view.maxLevel} hops from the root (the answer is past the draw limit of ${state.limit.toLocaleString("en")} nodes)`),
     " ", h("button", { type: "button", "data-action": "grow", onclick: () => go({ level: view.level! + 1 }) }, "one hop more"),
     " ", h("button", { type: "button", "data-action": "show-all", onclick: () => go({ level: null, limit: 0 }) }, "show all"));
+  }
+  if (childIds.length) {
+    status.append(h("span", { "data-testid": "child-runs" }, childRuns > childIds.length
+      ? ` — with the lineage of the first ${childIds.length} of its ${childRuns} child runs`
+      : ` — with the lineage of its ${childRuns} child runs`));
   }
   if (model.truncated) {
     status.append(" — truncated at maxNodes; narrow the depth or raise maxNodes ",
