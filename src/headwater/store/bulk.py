@@ -107,12 +107,29 @@ class BulkStatement:
 
     def execute(self, conn: sa.Connection, rows: Sequence[dict[str, Any]]) -> None:
         """Run the statement once per row of ``rows`` in ``conn``'s transaction."""
-        if not rows:
-            return
+        if rows:
+            self._run(conn, rows, each=False)
+
+    def execute_each(self, conn: sa.Connection, rows: Sequence[dict[str, Any]]) -> list[int]:
+        """Like :meth:`execute`, one call per row; returns each row's rowcount.
+
+        For an ``INSERT … ON CONFLICT DO NOTHING`` the rowcounts say which rows
+        were new, which ``executemany`` cannot tell.
+        """
+        return self._run(conn, rows, each=True) if rows else []
+
+    def _run(self, conn: sa.Connection, rows: Sequence[dict[str, Any]], each: bool) -> list[int]:
         params = self.params(rows)
         cursor = conn.connection.cursor()
         try:
-            cursor.executemany(self.sql, params)
+            if not each:
+                cursor.executemany(self.sql, params)
+                return []
+            counts = []
+            for one in params:
+                cursor.execute(self.sql, one)
+                counts.append(cursor.rowcount)
+            return counts
         except conn.dialect.loaded_dbapi.Error as exc:
             # The same exception SQLAlchemy would raise, so callers see one kind.
             raise sa.exc.DBAPIError.instance(

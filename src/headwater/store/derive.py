@@ -145,12 +145,19 @@ def _time_or_none(value: Any) -> Any:
 
 
 _RUN_COLUMNS = ("job_version_uuid", "nominal_start_time", "nominal_end_time", "parent_run_uuid")
+_RUN_FACETS = ("nominalTime", "parent")
 
 
 def _runs(conn: sa.Connection, writer: Writer, facts: Facts, run_uuids: list[str]) -> None:
     stored = {row.uuid: row for row in conn.execute(_RUNS, {"ids": run_uuids})}
-    facets = _latest_facets(conn, "run", [run_node(u) for u in run_uuids],
-                            ["nominalTime", "parent"])
+    # Nominal times and parents change only with the facets they come from:
+    # read those back only for runs whose batch brought one.
+    batch_facets = facts.table_rows(rules.FACETS)
+    carried = [u for u in run_uuids if any(
+        ("run", run_node(u), "", name) in batch_facets for name in _RUN_FACETS)]
+    facets = (_latest_facets(conn, "run", [run_node(u) for u in carried], list(_RUN_FACETS))
+              if carried else {})
+    carried_set = set(carried)
     locations = {row.run_uuid: _str(_get(row.payload, "url"))
                  for row in conn.execute(_LOCATIONS, {"ids": run_uuids})}
     io: dict[str, tuple[list[str], list[str]]] = {u: ([], []) for u in run_uuids}
@@ -169,12 +176,18 @@ def _runs(conn: sa.Connection, writer: Writer, facts: Facts, run_uuids: list[str
             "uuid": version, "job_id": row.job_id, "location": location, "inputs": inputs,
             "outputs": outputs, "created_at": row.created_at, "updated_at": row.updated_at,
         }, rules.JOB_VERSIONS)
-        nominal = facets.get((run_node(run_uuid), "nominalTime"))
-        parent = facets.get((run_node(run_uuid), "parent"))
-        want = {"job_version_uuid": version,
-                "nominal_start_time": _time_or_none(_get(nominal, "nominalStartTime")),
-                "nominal_end_time": _time_or_none(_get(nominal, "nominalEndTime")),
-                "parent_run_uuid": _str(_get(parent, "run", "runId"))}
+        if run_uuid in carried_set:
+            nominal = facets.get((run_node(run_uuid), "nominalTime"))
+            parent = facets.get((run_node(run_uuid), "parent"))
+            want = {"job_version_uuid": version,
+                    "nominal_start_time": _time_or_none(_get(nominal, "nominalStartTime")),
+                    "nominal_end_time": _time_or_none(_get(nominal, "nominalEndTime")),
+                    "parent_run_uuid": _str(_get(parent, "run", "runId"))}
+        else:
+            want = {"job_version_uuid": version,
+                    "nominal_start_time": row.nominal_start_time,
+                    "nominal_end_time": row.nominal_end_time,
+                    "parent_run_uuid": row.parent_run_uuid}
         if any(getattr(row, k) != want[k] for k in _RUN_COLUMNS):
             updates.append({"b_uuid": run_uuid, **want})
         if row.job_version_uuid not in (None, version):
@@ -185,7 +198,7 @@ def _runs(conn: sa.Connection, writer: Writer, facts: Facts, run_uuids: list[str
             jobs.add(row.job_id)
     writer.upsert(conn, rules.JOB_VERSIONS, list(versions.values()))
     if updates:
-        conn.execute(_UPDATE_RUN, updates)
+        writer.bulk(conn, "runs:derived", t.runs, _UPDATE_RUN, updates)
     if old_versions:
         # A run's shape grew, so it left its old version: drop the version if no
         # run uses it any more, else recompute its span from the runs left.

@@ -105,6 +105,12 @@ class Writer:
                                         upsert_statement(rule, self.dialect), rows)
         bulk.execute(conn, rows)
 
+    def bulk(self, conn: sa.Connection, name: str, table: sa.Table, stmt: Any,
+             rows: Sequence[dict[str, Any]]) -> None:
+        """Run ``stmt`` once per row of ``rows`` (see :mod:`headwater.store.bulk`)."""
+        if rows:
+            self._bulk_statement(conn, name, table, stmt, rows).execute(conn, rows)
+
     def _bulk_statement(self, conn: sa.Connection, name: str, table: sa.Table,
                         stmt: Any, rows: Sequence[dict[str, Any]]) -> BulkStatement:
         """``stmt`` compiled for the columns of ``rows`` (cached by ``name`` and columns)."""
@@ -122,12 +128,12 @@ class Writer:
         for ev in parsed:
             unique.setdefault(ev.event_hash, ev)
         sqlite = self.dialect == "sqlite"
-        # Probe for stored hashes first: on SQLite always (no round trip, and
-        # the write lock is held, so the answer stays true until commit); on
-        # PostgreSQL only for big batches, where it saves sending payloads
-        # again but costs a round trip a single event does not need.
+        small = len(unique) <= PROBE_MIN
+        # Big batches first ask which hashes are stored, to skip their payloads.
+        # Small ones on SQLite insert row by row and read each rowcount (no
+        # extra statement); on PostgreSQL they rely on RETURNING below.
         existing: set[str] = set()
-        if sqlite or len(unique) > PROBE_MIN:
+        if not small:
             for part in chunks(unique):
                 existing.update(conn.scalars(sa.select(t.events.c.event_hash)
                                              .where(t.events.c.event_hash.in_(part))))
@@ -141,9 +147,14 @@ class Writer:
                  "job_name": ev.job[1] if ev.job else None,
                  "payload": ev.payload, "received_at": received}
                 for ev in candidates]
-        if sqlite:
-            self._bulk_statement(conn, "events", t.events, self._insert_event_plain,
-                                 rows).execute(conn, rows)
+        if sqlite and small:
+            counts = self._bulk_statement(conn, "events", t.events, self._insert_event_plain,
+                                          rows).execute_each(conn, rows)
+            inserted = {ev.event_hash for ev, count in zip(candidates, counts, strict=True)
+                        if count}
+        elif sqlite:
+            # The probe above holds: this transaction has the write lock.
+            self.bulk(conn, "events", t.events, self._insert_event_plain, rows)
             inserted = {ev.event_hash for ev in candidates}
         else:
             # RETURNING names the rows this transaction really inserted: a
@@ -199,9 +210,8 @@ class Writer:
             facts.table_rows(rules.TAG_ASSIGNMENTS), ("tag", "tag_id", tag)))
         self.upsert(conn, rules.FACETS, list(facts.table_rows(rules.FACETS).values()))
         if facts.subjects:
-            subjects = list(facts.subjects.values())
-            self._bulk_statement(conn, "event_subjects", t.event_subjects,
-                                 t.event_subjects.insert(), subjects).execute(conn, subjects)
+            self.bulk(conn, "event_subjects", t.event_subjects, t.event_subjects.insert(),
+                      list(facts.subjects.values()))
 
     # -- ids ---------------------------------------------------------------------------
 
