@@ -239,3 +239,72 @@ def test_generate_columns_come_from_the_generator_input() -> None:
     fields, _ = lineage(plan, ["word", "count"])
     assert ("DIRECT", "TRANSFORMATION", False) in kinds(fields, "word", "v")
     assert kinds(fields, "count", "v") == {("INDIRECT", "GROUP_BY", False)}
+
+
+def scalar_subquery(plan: list[dict[str, Any]], ident: int) -> list[dict[str, Any]]:
+    """A ``ScalarSubquery`` entry: its plan is held inline, it has no children."""
+    return [
+        {
+            "class": E + "ScalarSubquery",
+            "num-children": 0,
+            "plan": plan,
+            "outerAttrs": [],
+            "exprId": {"product-class": E + "ExprId", "id": ident, "jvmId": "x"},
+            "joinCond": [],
+        }
+    ]
+
+
+def test_scalar_subquery_in_a_projection_is_direct_and_in_a_filter_indirect() -> None:
+    # SELECT k, (SELECT max(w) FROM other) AS m FROM src WHERE v > (SELECT max(k) FROM other WHERE w > 1)
+    max_w = node("Aggregate", [relation(("k", 11), ("w", 12))], groupingExpressions=[],
+                 aggregateExpressions=[alias("max(w)", 60, agg("Max", attr("w", 12)))])
+    max_k = node(
+        "Aggregate",
+        [node("Filter", [relation(("k", 11), ("w", 12))], condition=fn("GreaterThan", attr("w", 12), lit("1")))],
+        groupingExpressions=[],
+        aggregateExpressions=[alias("max(k)", 61, agg("Max", attr("k", 11)))],
+    )
+    plan = node(
+        "Project",
+        [node("Filter", [relation(("k", 1), ("v", 2))],
+              condition=fn("GreaterThan", attr("v", 2), scalar_subquery(max_k, 71)))],
+        projectList=[attr("k", 1), alias("m", 62, scalar_subquery(max_w, 70))],
+    )
+    tree = parse_plan(plan)
+    assert {key for n in tree.walk() for key in n.inner} == {"subquery:0"}
+    assert {n.path for n in tree.walk() if n.cls == "Aggregate"} == {
+        (("subquery", 0),),
+        (("child", 0), ("subquery", 0)),
+    }
+    fields, _ = lineage(plan, ["k", "m"], {**SRC, **OTHER})
+    assert kinds(fields, "m", "w", "/other") == {("DIRECT", "AGGREGATION", False), ("INDIRECT", "FILTER", False)}
+    # The filter compares with the subquery's max(k), filtered on w: both INDIRECT for every column.
+    assert kinds(fields, "k", "k", "/other") == {("INDIRECT", "FILTER", False)}
+    assert ("INDIRECT", "FILTER", False) in kinds(fields, "k", "w", "/other")
+    assert kinds(fields, "k", "v") == {("INDIRECT", "FILTER", False)}
+    assert kinds(fields, "k", "k") == {("DIRECT", "IDENTITY", False)}
+
+
+def test_merged_scalar_subqueries_pick_their_struct_field() -> None:
+    # Spark merges (SELECT max(k) ...) and (SELECT max(w) ...) over one relation into
+    # one plan returning named_struct(...); each use reads one field of it.
+    merged = node(
+        "Project",
+        [node("Aggregate", [relation(("k", 11), ("w", 12))], groupingExpressions=[],
+              aggregateExpressions=[alias("max(k)", 60, agg("Max", attr("k", 11))),
+                                    alias("max(w)", 61, agg("Max", attr("w", 12)))])],
+        projectList=[alias("mergedValue", 63, fn("CreateNamedStruct", lit("max(k)"), attr("max(k)", 60),
+                                                 lit("max(w)"), attr("max(w)", 61)))],
+    )
+
+    def field(ordinal: int) -> list[dict[str, Any]]:
+        return [{"class": E + "GetStructField", "num-children": 1, "child": 0, "ordinal": ordinal},
+                *scalar_subquery(merged, 70)]
+
+    plan = node("Project", [relation(("k", 1))],
+                projectList=[alias("mk", 64, field(0)), alias("mw", 65, field(1))])
+    fields, _ = lineage(plan, ["mk", "mw"], {**SRC, **OTHER})
+    assert {(i["name"], i["field"]) for i in fields["mk"]} == {("/other", "k")}
+    assert {(i["name"], i["field"]) for i in fields["mw"]} == {("/other", "w")}
+    assert kinds(fields, "mw", "w", "/other") == {("DIRECT", "AGGREGATION", False)}

@@ -70,3 +70,21 @@ def test_normalize_job_name(text: str, expected: str) -> None:
 def test_trim_path_suffix() -> None:
     assert naming.trim_path_suffix("/tmp/warehouse/test") == "warehouse_test"
     assert naming.trim_path_suffix("table") == "table"
+
+
+@pytest.mark.parametrize(
+    ("uris", "expected"),
+    [
+        ("thrift://metastore:9083", "hive://metastore:9083"),
+        ("thrift://ms1:9083,thrift://ms2:9083", "hive://ms1:9083"),
+        ("http://metastore", "hive://metastore"),
+        ("thrift://metastore:9083/", "hive://metastore:9083"),
+        ("metastore:9083", "hive://metastore:9083"),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_metastore_uri_names_the_table_namespace(uris: str | None, expected: str | None) -> None:
+    from headwater.agent.session import metastore_namespace
+
+    assert metastore_namespace(uris) == expected

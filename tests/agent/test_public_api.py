@@ -21,6 +21,7 @@ MODULES = [
     "headwater.agent.listener",
     "headwater.agent.plan",
     "headwater.agent.run_model",
+    "headwater.agent.session",
     "headwater.agent.visitors",
     "headwater.agent.visitors.base",
     "headwater.agent.visitors.commands",

@@ -19,6 +19,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -51,6 +52,7 @@ class Agent:
         self._lock = threading.Lock()
         self._context: dict[str, Any] = {}
         self._log_once: Any = None
+        self._spark_context: Any = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -59,12 +61,13 @@ class Agent:
 
         from headwater.agent.listener import ActionListener, CaptureWorker, LogOnce
         from headwater.agent.run_model import RunModel
+        from headwater.agent.session import session_context
 
         self.config = config
         self.emitter = emitter
         self._jsession = spark._jsparkSession
         self._log_once = LogOnce()
-        self._context = _session_context(spark)
+        self._context = session_context(spark)
         self.model = RunModel(config, spark.sparkContext.appName, spark.version, __version__)
         self._worker = CaptureWorker(self._handle, self._log_once)
         metrics = getattr(emitter, "metrics", None)
@@ -80,6 +83,13 @@ class Agent:
             record_seconds=record,
         )
         self._jsession.listenerManager().register(self._listener)
+        self._spark_context = spark.sparkContext
+        try:
+            from headwater.agent.rdds import install_rdd_hooks
+
+            install_rdd_hooks(_rdd_save_begins, _rdd_save_ends)
+        except Exception as exc:  # RDD saves go unseen; SQL lineage is unaffected
+            self._log_once("wrapping RDD saves", exc)
         _register_exit_hook()
         self._wrap_stop(spark)
         self.enabled = True
@@ -108,9 +118,21 @@ class Agent:
         except Exception as exc:
             self._log_once("emitting", exc)
 
-    def _handle(self, capture: Any) -> None:
+    def _handle(self, item: Any) -> None:
         from headwater.agent.actions import action_events
+        from headwater.agent.listener import PendingAction
         from headwater.agent.visitors import VisitContext
+
+        from headwater.agent.rdds import RddSavePhase
+
+        if isinstance(item, RddSavePhase):
+            from headwater.agent.actions import rdd_save_events
+
+            for event in rdd_save_events(item, self.model, getattr(self.config, "remove_path_pattern", None)):
+                self._emit(event)
+            return
+        began = time.perf_counter()
+        capture = self._listener.capture_pending(item) if isinstance(item, PendingAction) else item
 
         ctx = VisitContext(
             capture=capture.plan,
@@ -120,6 +142,9 @@ class Agent:
             remove_path=getattr(self.config, "remove_path_pattern", None),
         )
         events = action_events(capture, self.model, ctx, self._context.get("catalog_impl", "hive"))
+        record = getattr(getattr(self.emitter, "metrics", None), "record_build", None)
+        if record is not None:
+            record(time.perf_counter() - began)
         for event in events:
             self._emit(event)
 
@@ -227,27 +252,40 @@ def attach(
     return agent
 
 
-def _session_context(spark: Any) -> dict[str, Any]:
-    """Warehouse URI, catalog implementation and table namespace of the session."""
-    conf = spark.conf
-    warehouse = conf.get("spark.sql.warehouse.dir", None)
-    if warehouse and warehouse.startswith("/"):
-        warehouse = "file:" + warehouse
-    catalog_impl = conf.get("spark.sql.catalogImplementation", "in-memory")
-    table_namespace = None
+def _agent_for(spark_context: Any) -> Agent | None:
+    """The open agent attached to a session of ``spark_context``, if any."""
+    with _registry_lock:
+        agents = list(_registry.values())
+    for agent in agents:
+        if agent.enabled and not agent._closed and agent._spark_context is spark_context:
+            return agent
+    return None
+
+
+def _rdd_save_begins(rdd: Any, path: str) -> Any:
+    """Called by the wrapped ``RDD.saveAsTextFile`` before the save runs (see .rdds)."""
+    agent = _agent_for(rdd.ctx)
+    if agent is None:
+        return None
+    from headwater.agent.rdds import RddSavePhase, new_save
+
+    save = new_save(rdd, path)
+    agent._worker.submit(RddSavePhase(save, "START"))
+    return agent, save
+
+
+def _rdd_save_ends(token: Any, error: BaseException | None) -> None:
+    """Called by the wrapped ``RDD.saveAsTextFile`` after the save, with its exception if any."""
     try:
-        uris = spark.sparkContext._jsc.hadoopConfiguration().get("hive.metastore.uris")
-        uris = uris or conf.get("spark.hadoop.hive.metastore.uris", None)
-        if uris:
-            first = str(uris).split(",")[0].strip()
-            table_namespace = "hive://" + first.split("://", 1)[-1].rstrip("/")
+        from headwater.agent.rdds import RddSavePhase
+
+        agent, save = token
+        save.end_time = time.time()
+        if error is not None:
+            save.error = (str(error) or repr(error), None)
+        agent._worker.submit(RddSavePhase(save, "END"))
     except Exception:
-        logger.debug("no metastore URI", exc_info=True)
-    return {
-        "warehouse_uri": warehouse.rstrip("/") if warehouse else None,
-        "catalog_impl": catalog_impl,
-        "table_namespace": table_namespace or (warehouse.rstrip("/") if warehouse else None),
-    }
+        logger.debug("headwater agent: could not note the end of an RDD save", exc_info=True)
 
 
 _exit_error: list[BaseException] = []

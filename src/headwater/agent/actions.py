@@ -13,9 +13,10 @@ from typing import Any
 from headwater import naming
 from headwater.agent.columns import column_lineage
 from headwater.agent.jvm import PlanCapture
+from headwater.agent.rdds import RddSavePhase, save_facts
 from headwater.agent.run_model import RunModel, iso_time, uuid7
 from headwater.agent.visitors import VisitContext, visit_plan
-from headwater.agent.visitors.base import Visited
+from headwater.agent.visitors.base import CapturedDataset, Visited
 from headwater.events import facets as F
 from headwater.events.model import PRODUCER, SCHEMA_URL
 
@@ -24,6 +25,7 @@ __all__ = [
     "READ_ONLY_ROOTS",
     "action_events",
     "is_read_only",
+    "rdd_save_events",
 ]
 
 #: Plan roots of actions that only read (``collect``, ``count``, ``show``) or
@@ -206,3 +208,46 @@ def _without_stats(output: dict[str, Any]) -> dict[str, Any]:
     # Statistics are known only when the action has finished.
     facets = {k: v for k, v in output.get("outputFacets", {}).items() if k != "outputStatistics"}
     return {**output, "outputFacets": facets}
+
+
+def _file_dataset(location: str, remove_path: Any) -> CapturedDataset:
+    namespace, name = naming.dataset_from_location(location)
+    name = naming.remove_path_pattern(naming.trim_partition_dirs(name), remove_path)
+    return CapturedDataset(namespace, name)
+
+
+def rdd_save_events(item: RddSavePhase, model: RunModel, remove_path: Any = None) -> list[dict[str, Any]]:
+    """The START, or the COMPLETE/FAIL, of an RDD save (see :mod:`headwater.agent.rdds`)."""
+    from headwater.agent.facets import input_dataset_json, output_dataset_json
+
+    save = item.save
+    facts = save_facts(save)
+    if save.run_id is None:
+        save.run_id = uuid7(int(save.start_time * 1000))
+    enabled = model.enabled
+    inputs = [input_dataset_json(_file_dataset(p, remove_path), enabled) for p in facts["inputs"]]
+    outputs = [output_dataset_json(_file_dataset(facts["output"], remove_path), enabled)]
+    run_facets = model.action_run_facets()
+    if item.phase == "START":
+        event_type, when = "START", save.start_time
+    else:
+        event_type, when = ("COMPLETE" if save.error is None else "FAIL"), save.end_time or save.start_time
+        if save.error is not None and enabled("errorMessage"):
+            run_facets["errorMessage"] = F.error_message_facet(save.error[0], save.error[1])
+    return [
+        {
+            "eventType": event_type,
+            "eventTime": iso_time(when),
+            "producer": PRODUCER,
+            "schemaURL": SCHEMA_URL,
+            "run": {"runId": save.run_id, "facets": run_facets},
+            "job": {
+                "namespace": model.namespace,
+                # The listener names RDD jobs {app}.{rdd graph}, with no plan node.
+                "name": f"{model.app_name}.{naming.normalize_job_name(facts['suffix'])}",
+                "facets": model.job_facets("RDD_JOB"),
+            },
+            "inputs": inputs,
+            "outputs": outputs,
+        }
+    ]

@@ -15,6 +15,12 @@ Edges (issue 4):
   affect every written column, or the dataset as a whole when
   ``columnLineage.datasetLineageEnabled`` is set.
 
+Scalar subqueries (``(SELECT max(x) FROM t)`` in a projection or a filter)
+count as reading the columns their plan outputs; when Spark has merged several
+of them into one plan returning a struct, only the struct field the expression
+picks. Their plans are walked like the rest, so a subquery's own filters and
+groupings are INDIRECT dependencies too.
+
 The walk is iterative with a visited set, so diamond-shaped plans (self joins,
 unions) cost linear time.
 """
@@ -109,6 +115,50 @@ def _ids(exprs: Iterable[Expr]) -> list[int]:
     return [e.expr_id for e in exprs if e.expr_id is not None]
 
 
+def _merged_subquery_field(plan: PlanNode, ordinal: Any) -> set[int] | None:
+    """The exprIds behind field ``ordinal`` of a merged scalar subquery's struct.
+
+    Spark's ``MergeScalarSubqueries`` turns ``(SELECT max(x) FROM t)`` and
+    ``(SELECT avg(y) FROM t)`` into one plan whose single output is
+    ``named_struct('max(x)', max(x), 'avg(y)', avg(y))``, read with
+    ``GetStructField``; ``None`` when the plan is not of that shape.
+    """
+    if plan.cls != "Project" or not isinstance(ordinal, int):
+        return None
+    projected = plan.exprs("projectList")
+    if len(projected) != 1 or projected[0].cls != "Alias" or not projected[0].children:
+        return None
+    struct = projected[0].children[0]
+    if struct.cls != "CreateNamedStruct" or 2 * ordinal + 1 >= len(struct.children):
+        return None
+    return _value_ids(struct.children[2 * ordinal + 1])
+
+
+def _value_ids(expr: Expr) -> set[int]:
+    """exprIds an expression reads: its attributes and the columns its subqueries return."""
+    ids: set[int] = set()
+    stack = [expr]
+    while stack:
+        current = stack.pop()
+        if current.cls == "AttributeReference":
+            if current.expr_id is not None:
+                ids.add(current.expr_id)
+            continue
+        if current.cls == "GetStructField" and current.children:
+            subquery = current.children[0]
+            picked = None
+            if subquery.plan is not None:
+                picked = _merged_subquery_field(subquery.plan, current.fields.get("ordinal"))
+            if picked is not None:
+                ids |= picked
+                stack.extend(subquery.children)  # outer references of a correlated subquery
+                continue
+        if current.plan is not None:
+            ids.update(node_output(current.plan))
+        stack.extend(current.children)
+    return ids
+
+
 def _direct_kind(expr: Expr, description: str | None = None) -> Transformation:
     classes = {e.cls for e in expr.walk()}
     if expr.cls == "AttributeReference":
@@ -128,7 +178,7 @@ def _named_expression_edges(graph: _Graph, expr: Expr) -> None:
     description = expr_sql(expr)
     kind = _direct_kind(body, description)
     conditional_ids: set[int] = set()
-    value_refs: list[Expr] = []
+    value_ids: set[int] = set()
     # CASE/IF: attributes in conditions are INDIRECT CONDITIONAL, values DIRECT.
     stack = [body]
     while stack:
@@ -140,20 +190,22 @@ def _named_expression_edges(graph: _Graph, expr: Expr) -> None:
                     len(current.children) % 2
                 )
                 if is_condition:
-                    conditional_ids.update(r.expr_id for r in child.references() if r.expr_id is not None)
+                    conditional_ids |= _value_ids(child)
                 else:
                     stack.append(child)
         elif current.cls == "If" and len(current.children) == 3:
             cond, then, other = current.children
-            conditional_ids.update(r.expr_id for r in cond.references() if r.expr_id is not None)
+            conditional_ids |= _value_ids(cond)
             stack.extend([then, other])
         elif current.cls == "AttributeReference":
-            value_refs.append(current)
+            if current.expr_id is not None:
+                value_ids.add(current.expr_id)
+        elif current.plan is not None or current.cls == "GetStructField":
+            value_ids |= _value_ids(current)
         else:
             stack.extend(current.children)
-    for ref in value_refs:
-        if ref.expr_id is not None:
-            graph.add(target, ref.expr_id, kind)
+    for ident in value_ids:
+        graph.add(target, ident, kind)
     for ident in conditional_ids:
         graph.add(target, ident, Transformation("INDIRECT", "CONDITIONAL", False, description))
 
@@ -195,7 +247,10 @@ def _build_graph(root: PlanNode) -> _Graph:
 
 
 def _refs(exprs: Sequence[Expr]) -> set[int]:
-    return {r.expr_id for e in exprs for r in e.references() if r.expr_id is not None}
+    ids: set[int] = set()
+    for expr in exprs:
+        ids |= _value_ids(expr)
+    return ids
 
 
 def _compose(outer: Transformation, inner: Transformation) -> Transformation:

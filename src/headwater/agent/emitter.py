@@ -58,13 +58,18 @@ class _LogOnce:
 class AgentMetrics:
     """Counters and per-action capture timings; cheap enough to call on every action.
 
-    The capture code calls :meth:`record_capture` with the seconds it spent on one
-    action; the overhead benchmark reads :attr:`capture_seconds`.
+    Two timings per action (the overhead benchmark reads both):
+
+    * :attr:`capture_seconds` — how long the agent's callback held Spark's
+      listener-bus thread (:meth:`record_capture`);
+    * :attr:`build_seconds` — how long the agent's worker thread took to capture
+      the plan from the JVM and build the action's events (:meth:`record_build`).
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.capture_seconds: list[float] = []
+        self.build_seconds: list[float] = []
         self.emitted = 0
         self.sent = 0
         self.spooled = 0
@@ -76,6 +81,11 @@ class AgentMetrics:
         """Record the time one action's capture took (seconds)."""
         with self._lock:
             self.capture_seconds.append(seconds)
+
+    def record_build(self, seconds: float) -> None:
+        """Record the time the worker took to capture one action and build its events."""
+        with self._lock:
+            self.build_seconds.append(seconds)
 
     def add(self, name: str, count: int) -> None:
         """Add ``count`` to counter ``name`` (thread-safe)."""
@@ -93,6 +103,7 @@ class AgentMetrics:
                 "replayed": self.replayed,
                 "lost": self.lost,
                 "capture_seconds": list(self.capture_seconds),
+                "build_seconds": list(self.build_seconds),
             }
 
 

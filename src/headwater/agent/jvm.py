@@ -12,12 +12,22 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any
 
 from headwater.agent.plan import PlanNode, parse_plan
+from headwater.agent.rdds import rdd_input_paths
 
-__all__ = ["JvmFacts", "PlanCapture", "capture_plan", "executed_plan_facts", "resolve"]
+__all__ = [
+    "CatalogLookup",
+    "JvmFacts",
+    "PlanCapture",
+    "RelationCache",
+    "capture_plan",
+    "executed_plan_facts",
+    "resolve",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +88,8 @@ def resolve(root: Any, path: tuple[tuple[str, Any], ...], cache: dict[tuple, Any
             current = getattr(current, value)()
         elif kind == "cached":
             current = current.cacheBuilder().logicalPlan()
+        elif kind == "subquery":
+            current = current.subqueries().apply(value)
         else:  # pragma: no cover - paths are built by parse_plan/capture_plan only
             raise ValueError(f"unknown path step {kind!r}")
         cache[prefix] = current
@@ -182,45 +194,6 @@ def _logical_rdd_facts(node: Any) -> dict[str, Any]:
     return {"input_paths": rdd_input_paths(node.rdd())}
 
 
-def rdd_input_paths(rdd: Any, limit: int = 200) -> list[str]:
-    """Files or directories an RDD reads, found by walking its dependencies.
-
-    ``HadoopRDD`` names its input directories in its job conf; a ``FileScanRDD``
-    names each file, and the directory holding them is the dataset (as the
-    OpenLineage listener reports it).
-    """
-    paths: list[str] = []
-    seen: set[int] = set()
-    stack = [rdd]
-    while stack and len(seen) < limit:
-        current = stack.pop()
-        ident = int(current.id())
-        if ident in seen:
-            continue
-        seen.add(ident)
-        class_name = str(current.getClass().getName())
-        if class_name.endswith("HadoopRDD"):
-            conf = current.getJobConf()
-            dirs = conf.get("mapreduce.input.fileinputformat.inputdir")
-            if dirs:
-                paths.extend(str(d) for d in str(dirs).split(","))
-        elif class_name.endswith("FileScanRDD"):
-            partitions = current.filePartitions()
-            for i in range(partitions.size()):
-                files = partitions.apply(i).files()
-                for j in range(len(files)):
-                    file_path = str(files[j].filePath().toString())
-                    paths.append(file_path.rsplit("/", 1)[0])
-        dependencies = current.dependencies()
-        for i in range(dependencies.size()):
-            stack.append(dependencies.apply(i).rdd())
-    unique: list[str] = []
-    for path in paths:
-        if path not in unique:
-            unique.append(path)
-    return unique
-
-
 # Plan class -> the look-up that fills its facts.
 _LOOKUPS: dict[str, Callable[..., dict[str, Any]]] = {
     "LogicalRelation": _relation_facts,  # called with the node's JSON fields too
@@ -249,10 +222,76 @@ CTAS_COMMANDS = frozenset(
 _QUERY_PATH = (("field", "query"),)
 
 
+class RelationCache:
+    """JVM facts of leaf relations, shared across actions (bounded).
+
+    Keyed by the relation's own JSON, whose output ``exprId`` values are unique to one
+    relation instance in the JVM: the same key means the same (immutable) relation
+    object, so its paths cannot have changed. A pipeline that reads the same
+    DataFrame in many actions asks the JVM about it once.
+    """
+
+    def __init__(self, max_entries: int = 512) -> None:
+        self._entries: dict[str, dict[str, Any]] = {}
+        self._max = max_entries
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        with self._lock:
+            return self._entries.get(key)
+
+    def put(self, key: str, facts: dict[str, Any]) -> None:
+        with self._lock:
+            if len(self._entries) >= self._max:
+                self._entries.clear()
+            self._entries[key] = facts
+
+
+#: Leaf classes whose facts depend only on the (immutable) relation object.
+_CACHEABLE = frozenset({"LogicalRelation", "HiveTableRelation", "LogicalRDD"})
+
+
+def _relation_key(node: PlanNode) -> str:
+    return node.cls + json.dumps(node.fields, sort_keys=True, default=str)
+
+
+def _plan_roots(tree: PlanNode) -> list[PlanNode]:
+    """``tree`` and every plan held inside it (CTAS query, subqueries), not cached plans."""
+    roots = [tree]
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        for key, inner in node.inner.items():
+            if key != "cached":
+                roots.append(inner)
+                stack.append(inner)
+    return roots
+
+
+def _children_preorder(root: PlanNode) -> list[PlanNode]:
+    """Nodes reached through ``children`` only, pre-order (as ``TreeNode.foreach``)."""
+    order: list[PlanNode] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        stack.extend(reversed(node.children))
+    return order
+
+
 def capture_plan(
-    jplan: Any, max_cached_depth: int = 8, optimize: Callable[[Any], Any] | None = None
+    jplan: Any,
+    max_cached_depth: int = 8,
+    optimize: Callable[[Any], Any] | None = None,
+    relations: RelationCache | None = None,
 ) -> PlanCapture:
     """Serialise ``jplan`` once, then fetch JVM facts for the nodes that need them.
+
+    py4j round trips are the cost here (issue 4): the leaves of each plan come in
+    one ``collectLeaves()`` call and are picked by their pre-order position,
+    instead of walking ``children()`` node by node; relations seen before (same
+    JSON, so the same JVM object) come from ``relations`` without any call.
 
     Cached relations (``InMemoryRelation``) are followed to the plan that filled
     the cache, which becomes the node's ``cached`` inner plan. A CTAS keeps its
@@ -279,32 +318,78 @@ def capture_plan(
     while pending and depth <= max_cached_depth:
         next_round: list[PlanNode] = []
         for subtree in pending:
-            for node in list(subtree.walk()):
-                if node.cls == "InMemoryRelation" and "cached" not in node.inner:
-                    try:
-                        cached = resolve(jplan, (*node.path, ("cached", None)), cache)
-                        cached_json = json.loads(cached.toJSON())
-                        inner = parse_plan(cached_json, (*node.path, ("cached", None)))
-                        raw[inner.key] = cached_json
-                        node.inner["cached"] = inner
-                        next_round.append(inner)
-                    except Exception:
-                        logger.debug("could not follow cached relation %s", node.key, exc_info=True)
-                    continue
-                lookup = _LOOKUPS.get(node.cls)
-                if lookup is None:
-                    continue
-                try:
-                    jnode = resolve(jplan, node.path, cache)
-                    if node.cls == "LogicalRelation":
-                        facts[node.key] = _relation_facts(jnode, node.fields)
-                    else:
-                        facts[node.key] = lookup(jnode)
-                except Exception:
-                    logger.debug("JVM look-up failed for %s at %s", node.cls, node.key, exc_info=True)
+            for plan_root in _plan_roots(subtree):
+                _fetch_facts(jplan, plan_root, facts, cache, relations, raw, next_round)
         pending = next_round
         depth += 1
     return PlanCapture(tree, facts, raw)
+
+
+def _fetch_facts(
+    jplan: Any,
+    plan_root: PlanNode,
+    facts: JvmFacts,
+    cache: dict[tuple, Any],
+    relations: RelationCache | None,
+    raw: dict[str, Any],
+    next_round: list[PlanNode],
+) -> None:
+    """Facts for the nodes of one plan (children only; inner plans are their own roots)."""
+    wanted: list[tuple[PlanNode, int | None]] = []
+    leaf_count = 0
+    for node in _children_preorder(plan_root):
+        index = None
+        if not node.children:
+            index = leaf_count
+            leaf_count += 1
+        if (node.cls == "InMemoryRelation" and "cached" not in node.inner) or node.cls in _LOOKUPS:
+            wanted.append((node, index))
+    if not wanted:
+        return
+    leaves: list[Any] = []  # [the JVM leaves Seq] once fetched
+
+    def jvm_node(node: PlanNode, index: int | None) -> Any:
+        if index is not None:
+            if not leaves:
+                found = resolve(jplan, plan_root.path, cache).collectLeaves()
+                # A count that differs means the JSON and the JVM disagree on the tree:
+                # fall back to walking the path rather than pick a wrong leaf.
+                leaves.append(found if int(found.size()) == leaf_count else None)
+            if leaves[0] is not None:
+                return leaves[0].apply(index)
+        return resolve(jplan, node.path, cache)
+
+    for node, index in wanted:
+        if node.cls == "InMemoryRelation":
+            try:
+                cached_path = (*node.path, ("cached", None))
+                cached = jvm_node(node, index).cacheBuilder().logicalPlan()
+                cache[cached_path] = cached
+                cached_json = json.loads(cached.toJSON())
+                inner = parse_plan(cached_json, cached_path)
+                raw[inner.key] = cached_json
+                node.inner["cached"] = inner
+                next_round.append(inner)
+            except Exception:
+                logger.debug("could not follow cached relation %s", node.key, exc_info=True)
+            continue
+        key = _relation_key(node) if relations is not None and node.cls in _CACHEABLE else None
+        if key is not None:
+            known = relations.get(key)  # type: ignore[union-attr]
+            if known is not None:
+                facts[node.key] = known
+                continue
+        try:
+            jnode = jvm_node(node, index)
+            if node.cls == "LogicalRelation":
+                found_facts = _relation_facts(jnode, node.fields)
+            else:
+                found_facts = _LOOKUPS[node.cls](jnode)
+            facts[node.key] = found_facts
+            if key is not None:
+                relations.put(key, found_facts)  # type: ignore[union-attr]
+        except Exception:
+            logger.debug("JVM look-up failed for %s at %s", node.cls, node.key, exc_info=True)
 
 
 def executed_plan_facts(qe: Any) -> dict[str, Any]:

@@ -2,11 +2,18 @@
 
 Spark calls :meth:`ActionListener.onSuccess` / ``onFailure`` on its
 listener-bus thread, which every other listener shares (issue 4, item 5). So
-that thread does only what needs the live ``QueryExecution`` — one ``toJSON``
-of the optimized plan, the few JVM look-ups JSON lacks, the catalog facts of
-the tables a command names, the executed plan's node name and write metrics —
-and hands the plain result to :class:`CaptureWorker`, which builds and emits
-the events on its own thread.
+that thread does as little as it can: it reads the optimized plan's class
+(three py4j calls), skips read-only actions, and hands the ``QueryExecution``
+itself to :class:`CaptureWorker` as a :class:`PendingAction`. The worker then
+serialises the plan, fetches the few JVM facts JSON lacks and builds and emits
+the events on its own thread. That is safe because a finished action's plans,
+relations and metrics are immutable; the py4j reference keeps them alive until
+the worker is done.
+
+The exception is DDL (:data:`CAPTURE_AT_ONCE`): its events depend on catalog
+state (a table's location and schema) that the job's next statement may change
+(ALTER then RENAME, CREATE then DROP), so DDL — small plans — is captured on
+the listener thread as soon as Spark reports it.
 
 Nothing raises out of here: each kind of failure is logged once, then at
 debug level, and the job goes on.
@@ -19,14 +26,18 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from headwater.agent.actions import ActionCapture, is_read_only
-from headwater.agent.jvm import CatalogLookup, capture_plan, executed_plan_facts
+from headwater.agent.jvm import CatalogLookup, RelationCache, capture_plan, executed_plan_facts
 from headwater.agent.plan import short_class
-from headwater.agent.visitors.commands import table_idents
+from headwater.agent.visitors.commands import DDL_COMMANDS, table_idents
 
-__all__ = ["ActionListener", "CaptureWorker", "LogOnce"]
+__all__ = ["ActionListener", "CAPTURE_AT_ONCE", "CaptureWorker", "LogOnce", "PendingAction"]
+
+#: Plan roots captured on the listener thread: their events read the catalog.
+CAPTURE_AT_ONCE = frozenset(DDL_COMMANDS)
 
 logger = logging.getLogger(__name__)
 
@@ -49,17 +60,34 @@ class LogOnce:
             logger.debug("headwater agent: %s failed again: %r", where, exc)
 
 
-class CaptureWorker:
-    """A daemon thread that turns captures into events off the listener thread."""
+@dataclass
+class PendingAction:
+    """An action Spark reported, not captured yet: what the worker needs to capture it."""
 
-    def __init__(self, handle: Callable[[ActionCapture], None], log_once: LogOnce, size: int = 1000):
+    func_name: str
+    qe: Any
+    duration_ns: int | None
+    exception: Any
+    end_time: float
+    #: The optimized plan (already fetched to decide whether to capture at all).
+    jplan: Any = None
+
+
+class CaptureWorker:
+    """A daemon thread that turns actions into events off the listener thread.
+
+    The queue is bounded: a pending action holds its ``QueryExecution`` alive in
+    the JVM until it is captured.
+    """
+
+    def __init__(self, handle: Callable[[Any], None], log_once: LogOnce, size: int = 500):
         self._handle = handle
         self._log_once = log_once
-        self._queue: queue.Queue[ActionCapture | None] = queue.Queue(maxsize=size)
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=size)
         self._thread = threading.Thread(target=self._run, name="headwater-capture", daemon=True)
         self._thread.start()
 
-    def submit(self, capture: ActionCapture) -> None:
+    def submit(self, capture: ActionCapture | PendingAction) -> None:
         try:
             self._queue.put_nowait(capture)
         except queue.Full:
@@ -103,18 +131,25 @@ class ActionListener:
         self,
         jsession: Any,
         jvm: Any,
-        submit: Callable[[ActionCapture], None],
+        submit: Callable[[Any], None],
         log_once: LogOnce,
         capture_read_only: bool = False,
         record_seconds: Callable[[float], None] | None = None,
+        defer: bool = True,
     ) -> None:
+        """``submit`` receives a :class:`PendingAction` (captured later with
+        :meth:`capture_pending`) or, for DDL and when ``defer`` is false, a finished
+        :class:`ActionCapture`. ``record_seconds`` gets the time each callback held
+        Spark's listener thread."""
         self._jsession = jsession
         self._jvm = jvm
         self._submit = submit
         self._log_once = log_once
         self._capture_read_only = capture_read_only
         self._record_seconds = record_seconds
+        self._defer = defer
         self._catalog: CatalogLookup | None = None
+        self._relations = RelationCache()
         self.active = True
 
     # py4j calls these two by name; they must never raise.
@@ -129,9 +164,17 @@ class ActionListener:
             return
         began = time.perf_counter()
         try:
-            capture = self.capture(func_name, qe, duration_ns, exception)
-            if capture is not None:
-                self._submit(capture)
+            jplan = qe.optimizedPlan()
+            root_class = short_class(str(jplan.getClass().getName()))
+            if is_read_only(root_class) and not self._capture_read_only:
+                return
+            pending = PendingAction(func_name, qe, duration_ns, exception, time.time(), jplan)
+            if self._defer and root_class not in CAPTURE_AT_ONCE:
+                self._submit(pending)
+            else:
+                capture = self.capture_pending(pending)
+                if capture is not None:
+                    self._submit(capture)
         except Exception as exc:
             self._log_once(f"capturing {func_name}", exc)
         finally:
@@ -145,12 +188,18 @@ class ActionListener:
         self, func_name: str, qe: Any, duration_ns: int | None, exception: Any
     ) -> ActionCapture | None:
         """The plain-data capture of one action, or ``None`` when it is skipped."""
-        end = time.time()
         jplan = qe.optimizedPlan()
         root_class = short_class(str(jplan.getClass().getName()))
         if is_read_only(root_class) and not self._capture_read_only:
             return None
-        plan = capture_plan(jplan, optimize=self._optimize)
+        return self.capture_pending(PendingAction(func_name, qe, duration_ns, exception, time.time(), jplan))
+
+    def capture_pending(self, pending: PendingAction) -> ActionCapture:
+        """Capture an action Spark reported: plan JSON, JVM facts, catalog facts, metrics."""
+        qe, func_name, exception, end = pending.qe, pending.func_name, pending.exception, pending.end_time
+        duration_ns = pending.duration_ns
+        jplan = pending.jplan if pending.jplan is not None else qe.optimizedPlan()
+        plan = capture_plan(jplan, optimize=self._optimize, relations=self._relations)
         tables: dict[str, dict[str, Any]] = {}
         resolved = None
         if plan.tree.cls == "DropTable" and plan.tree.children:

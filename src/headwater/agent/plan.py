@@ -48,6 +48,10 @@ class Expr:
     fields: dict[str, Any]
     children: list[Expr] = field(default_factory=list)
 
+    #: The plan of a subquery expression (``ScalarSubquery``, ``Exists``, ``ListQuery``);
+    #: set by :meth:`PlanNode.exprs`, which owns the parsed subquery plans.
+    plan: PlanNode | None = None
+
     @property
     def expr_id(self) -> int | None:
         """The ``exprId`` of an attribute or alias, else ``None``."""
@@ -83,9 +87,13 @@ class PlanNode:
     fields: dict[str, Any]
     children: list[PlanNode] = field(default_factory=list)
     path: tuple[PathStep, ...] = ()
-    #: Plans held in fields (``query`` of a CTAS, a cached relation's plan).
+    #: Plans held in fields (``query`` of a CTAS, a cached relation's plan) and the
+    #: plans of subquery expressions (``subquery:0``, ``subquery:1``, ... in the order
+    #: Spark's ``QueryPlan.subqueries`` lists them).
     inner: dict[str, PlanNode] = field(default_factory=dict)
     _parsed: dict[str, list[Expr]] = field(default_factory=dict, repr=False, compare=False)
+    #: id() of a subquery's raw JSON plan -> its parsed plan (links Expr.plan).
+    _subqueries: dict[int, PlanNode] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def key(self) -> str:
@@ -106,6 +114,12 @@ class PlanNode:
         parsed = self._parsed.get(name)
         if parsed is None:
             parsed = self._parsed[name] = parse_exprs(self.fields.get(name))
+            if self._subqueries:
+                for expr in parsed:
+                    for part in expr.walk():
+                        raw = part.fields.get("plan")
+                        if isinstance(raw, list):
+                            part.plan = self._subqueries.get(id(raw))
         return parsed
 
     def output(self) -> list[Expr]:
@@ -144,12 +158,43 @@ def _build_plan(
             inner[key] = parse_plan(value, (*path, ("field", key)))
             continue
         fields[key] = value
-    node = PlanNode(cls=short_class(str(entry["class"])), fields=fields, path=path, inner=inner)
+    subqueries: dict[int, PlanNode] = {}
+    for value in fields.values():
+        for raw in _subquery_plans(value):
+            index = len(subqueries)
+            subplan = parse_plan(raw, (*path, ("subquery", index)))
+            inner[f"subquery:{index}"] = subplan
+            subqueries[id(raw)] = subplan
+    node = PlanNode(
+        cls=short_class(str(entry["class"])),
+        fields=fields,
+        path=path,
+        inner=inner,
+        _subqueries=subqueries,
+    )
     position = start + 1
     for index in range(count):
         child, position = _build_plan(entries, position, (*path, ("child", index)))
         node.children.append(child)
     return node, position
+
+
+def _subquery_plans(value: Any) -> Iterator[list[Any]]:
+    """Raw plans of the subquery expressions in one field, in expression pre-order.
+
+    The order matches ``QueryPlan.subqueries`` on the JVM (fields in constructor
+    order, each expression tree pre-order), so ``("subquery", i)`` path steps
+    resolve to the same plan there.
+    """
+    if not isinstance(value, list) or not value:
+        return
+    if isinstance(value[0], list):
+        for item in value:
+            yield from _subquery_plans(item)
+        return
+    for entry in value:
+        if isinstance(entry, Mapping) and _looks_like_plan(entry.get("plan")):
+            yield entry["plan"]
 
 
 def _looks_like_plan(value: Any) -> bool:

@@ -1,0 +1,66 @@
+"""Facts about the SparkSession that name datasets: warehouse, catalog, metastore.
+
+Read once when the agent attaches. Catalog tables are named in ``symlinks`` by
+``hive://host:port`` when a Hive metastore URI is configured — the listener reads
+``spark.sql.hive.metastore.uris``, then ``spark.hadoop.hive.metastore.uris``; we
+also read Hadoop's ``hive.metastore.uris`` — and by the warehouse directory
+otherwise. Only the naming uses the URI: Spark itself may well run on its
+embedded metastore.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = ["metastore_namespace", "session_context"]
+
+logger = logging.getLogger(__name__)
+
+_METASTORE_KEYS = ("spark.sql.hive.metastore.uris", "spark.hadoop.hive.metastore.uris")
+
+
+def metastore_namespace(uris: str | None) -> str | None:
+    """``hive://host:port`` of the first metastore URI in ``uris`` (comma separated).
+
+    >>> metastore_namespace("thrift://ms1:9083,thrift://ms2:9083")
+    'hive://ms1:9083'
+    >>> metastore_namespace("http://metastore")
+    'hive://metastore'
+    """
+    if not uris:
+        return None
+    first = uris.split(",")[0].strip()
+    if not first:
+        return None
+    parts = urlsplit(first if "://" in first else f"thrift://{first}")
+    if not parts.hostname:
+        return None
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return f"hive://{parts.hostname}" + (f":{port}" if port is not None else "")
+
+
+def session_context(spark: Any) -> dict[str, Any]:
+    """Warehouse URI, catalog implementation and table namespace of the session."""
+    conf = spark.conf
+    warehouse = conf.get("spark.sql.warehouse.dir", None)
+    if warehouse and warehouse.startswith("/"):
+        warehouse = "file:" + warehouse
+    catalog_impl = conf.get("spark.sql.catalogImplementation", "in-memory")
+    table_namespace = None
+    try:
+        uris = next((conf.get(key, None) for key in _METASTORE_KEYS if conf.get(key, None)), None)
+        if not uris:
+            uris = spark.sparkContext._jsc.hadoopConfiguration().get("hive.metastore.uris")
+        table_namespace = metastore_namespace(str(uris) if uris else None)
+    except Exception:
+        logger.debug("no metastore URI", exc_info=True)
+    return {
+        "warehouse_uri": warehouse.rstrip("/") if warehouse else None,
+        "catalog_impl": catalog_impl,
+        "table_namespace": table_namespace or (warehouse.rstrip("/") if warehouse else None),
+    }
