@@ -9,7 +9,7 @@ and upserts them.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -159,6 +159,37 @@ class Facts:
     subjects: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     #: target dataset -> each distinct columnLineage facet and the span of events carrying it.
     lineage: dict[DatasetKey, list[dict[str, Any]]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, events: Iterable[ParsedEvent]) -> Facts:
+        """The finished facts of ``events``."""
+        facts = cls()
+        for ev in events:
+            facts.add(ev)
+        facts.finish()
+        return facts
+
+    @classmethod
+    def merged(cls, parts: Iterable[Facts]) -> Facts:
+        """One finished Facts equal to that of all the parts' events together.
+
+        Every merge rule is order-independent and idempotent, so merging the
+        parts' rows gives the rows of the union (an event in two parts counts
+        once). The parts' row dicts are copied, never changed.
+        """
+        out = cls()
+        for part in parts:
+            for table, rows in part.rows.items():
+                rule = rules.BY_TABLE[table]
+                into = out.rows.setdefault(table, {})
+                for key, row in rows.items():
+                    merge_into(into, key, dict(row) if key not in into else row, rule)
+            out.touched_runs |= part.touched_runs
+            out.touched_jobs |= part.touched_jobs
+            out.touched_datasets |= part.touched_datasets
+            out.touched_versions |= part.touched_versions
+            out.subjects.update(part.subjects)
+        return out
 
     def put(self, rule: MergeRule, key: Any, row: dict[str, Any]) -> None:
         merge_into(self.rows.setdefault(rule.table.name, {}), key, row, rule)

@@ -6,6 +6,7 @@ from headwater.store import tables as t
 from headwater.store.merge import MergeRule
 
 __all__ = [
+    "BY_TABLE",
     "COLUMN_LINEAGE",
     "DATASETS",
     "DATASET_SYMLINKS",
@@ -71,3 +72,8 @@ TAG_ASSIGNMENTS = MergeRule(
     guard=("tag_time", "tag_hash"),
     guarded=("value", "source"),
 )
+
+#: Each rule by its table's name.
+BY_TABLE = {rule.table.name: rule for rule in (
+    NAMESPACES, SOURCES, DATASETS, DATASET_SYMLINKS, JOBS, JOB_VERSIONS, RUNS, DATASET_VERSIONS,
+    RUN_INPUTS, RUN_OUTPUTS, FACETS, COLUMN_LINEAGE, TAGS, TAG_ASSIGNMENTS)}

@@ -27,7 +27,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from headwater.errors import HeadwaterError, StoreError
 from headwater.store import dialects
 from headwater.store import tables as t
-from headwater.store.extract import ParsedEvent, parse_event
+from headwater.store.extract import Facts, ParsedEvent, parse_event
 from headwater.store.writer import Writer
 
 __all__ = ["RecordResult", "Store"]
@@ -51,6 +51,7 @@ class _Pending:
     """One caller's batch waiting for the writer."""
 
     parsed: list[ParsedEvent]
+    facts: Facts
     done: threading.Event = field(default_factory=threading.Event)
     results: list[RecordResult] | None = None
     error: BaseException | None = None
@@ -135,12 +136,15 @@ class Store:
             self._parsing += 1
         try:
             parsed = [parse_event(event) for event in events]
+            # Gathered here, in the caller's thread, so the writer (which holds
+            # the database's write lock) has less to do.
+            facts = Facts.of(parsed)
         except BaseException:
             with self._cond:
                 self._parsing -= 1
                 self._cond.notify_all()
             raise
-        pending = _Pending(parsed)
+        pending = _Pending(parsed, facts)
         with self._cond:
             # Leaving "parsing" and joining the queue in one step, so the
             # writer never sees this caller in neither.
@@ -184,7 +188,7 @@ class Store:
     def _write_group(self, group: list[_Pending]) -> None:
         try:
             try:
-                self._write_transaction(group)
+                self._write_transaction(group, prepared=True)
             except Exception as exc:
                 if len(group) == 1:
                     group[0].error = exc
@@ -193,20 +197,30 @@ class Store:
                                len(group), exc)
                 for pending in group:
                     try:
-                        self._write_transaction([pending])
+                        self._write_transaction([pending], prepared=False)
                     except Exception as single:
                         pending.error = single
         finally:
             for pending in group:
                 pending.done.set()
 
-    def _write_transaction(self, group: list[_Pending]) -> None:
+    def _write_transaction(self, group: list[_Pending], prepared: bool) -> None:
+        """One transaction for ``group``; with ``prepared``, using the callers' facts.
+
+        A retry passes ``prepared=False``: the facts of a failed attempt may
+        have been changed while writing, so they are gathered again.
+        """
         everything = [ev for pending in group for ev in pending.parsed]
+        facts = None
+        if prepared:
+            # Merged before taking the write lock, like the callers' own work.
+            facts = (group[0].facts if len(group) == 1
+                     else Facts.merged(pending.facts for pending in group))
         try:
             with self._cross_process_lock(), self.engine.connect() as conn:
                 conn = conn.execution_options(**{dialects.WRITER_OPTION: True})
                 with conn.begin():
-                    new = self._writer.write(conn, everything)
+                    new = self._writer.write(conn, everything, facts)
         except SQLAlchemyError as exc:
             self._writer.rollback()
             raise StoreError(f"database write failed: {exc.__class__.__name__}: {exc}") from exc

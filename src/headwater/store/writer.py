@@ -122,8 +122,14 @@ class Writer:
 
     # -- the batch -------------------------------------------------------------------
 
-    def write(self, conn: sa.Connection, parsed: Sequence[ParsedEvent]) -> set[str]:
-        """Store the events of ``parsed`` not stored yet; return their hashes."""
+    def write(self, conn: sa.Connection, parsed: Sequence[ParsedEvent],
+              prepared: Facts | None = None) -> set[str]:
+        """Store the events of ``parsed`` not stored yet; return their hashes.
+
+        ``prepared`` is ``Facts.of(parsed)`` built by the caller beforehand
+        (outside the write lock); it is used when every event turns out new,
+        else the facts of the new events are gathered here.
+        """
         unique: dict[str, ParsedEvent] = {}
         for ev in parsed:
             unique.setdefault(ev.event_hash, ev)
@@ -162,10 +168,10 @@ class Writer:
             # have stored some of them since the check above.
             inserted = set(conn.scalars(self._insert_event, rows))
         new = [ev for ev in candidates if ev.event_hash in inserted]
-        facts = Facts()
-        for ev in new:
-            facts.add(ev)
-        facts.finish()
+        if prepared is not None and len(new) == len(unique):
+            facts = prepared
+        else:
+            facts = Facts.of(new)
         self._write_facts(conn, facts)
         derive.after_batch(conn, self, facts)
         return {ev.event_hash for ev in new}
