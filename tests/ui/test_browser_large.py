@@ -114,6 +114,9 @@ def test_a_big_answer_is_drawn_nearest_hops_first_and_grows(page: Page, base_url
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "large_graph_limited_view.png"))
 
+    # Growing the view redraws from the answer already in the page: no API request.
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url) if "/api/" in request.url else None)
     page.locator("[data-action=grow]").click()
     page.wait_for_url(re.compile(rf"level={fits + 1}"))
     assert {n["id"] for n in wait_for_graph(page)["nodes"]} == within(levels, fits + 1)
@@ -124,6 +127,7 @@ def test_a_big_answer_is_drawn_nearest_hops_first_and_grows(page: Page, base_url
     assert {n["id"] for n in graph["nodes"]} == set(levels)
     assert edges_of(graph) == all_edges
     expect(page.get_by_test_id("limited")).to_have_count(0)
+    assert asked == []
 
 
 def test_expanding_a_frontier_node_draws_its_neighbours(page: Page, base_url: str) -> None:

@@ -81,17 +81,22 @@ export function foldMap(model: LineageModel, open: Iterable<string>): Map<string
 }
 
 /**
+ * The node `id` is drawn as: itself, or the top of its parent chain as far as it is known
+ * (an action's run -> its application run -> the orchestrator's run), guarding against a
+ * cycle in bad data.
+ */
+export function foldedInto(parentOf: Map<string, string> | null, id: string): string {
+  let top = id;
+  for (let hops = 0; parentOf?.has(top) && hops < 16; hops++) top = parentOf.get(top)!;
+  return top;
+}
+
+/**
  * The nodes and edges to draw. With `parentOf` (child id -> parent id), child jobs and runs
  * are folded into their parent: edges are re-pointed at the parent and merged.
  */
 export function drawable(model: LineageModel, parentOf: Map<string, string> | null): { nodes: DrawNode[]; edges: DrawEdge[] } {
-  // Up the parent chain as far as it is known (an action's run -> its application run -> the
-  // orchestrator's run), guarding against a cycle in bad data.
-  const alias = (id: string) => {
-    let top = id;
-    for (let hops = 0; parentOf?.has(top) && hops < 16; hops++) top = parentOf.get(top)!;
-    return top;
-  };
+  const alias = (id: string) => foldedInto(parentOf, id);
   const nodes = new Map<string, DrawNode>();
   for (const node of model.nodes.values()) {
     const id = alias(node.id);

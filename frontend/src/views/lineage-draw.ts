@@ -147,13 +147,16 @@ export function decorateParents(cy: cytoscape.Core, nodes: DrawNode[], parents: 
 
 /**
  * `window.headwater`: what is drawn, in plain data (ids, labels, classes, on-screen positions
- * relative to the canvas), the last draw's timings and the limited view's extent. The browser
- * tests and the draw benchmark read it; it is also handy from the devtools console.
+ * relative to the canvas), the last draw's timings and the limited view's extent, and `forget()`
+ * to drop the kept API answers. The browser tests and the draw benchmark use it; it is also
+ * handy from the devtools console.
  */
-export function exposeGraph(cy: cytoscape.Core, timings: Record<string, number>, view: Record<string, unknown>): void {
+export function exposeGraph(cy: cytoscape.Core, timings: Record<string, number>, view: Record<string, unknown>,
+  forget: () => void): void {
   (window as unknown as { headwater: unknown }).headwater = {
     timings,
     view,
+    forget,
     graph: () => ({
       nodes: cy.nodes().map((n) => ({
         id: n.id(), label: n.data("label"), kind: n.data("kind"), state: n.data("state") ?? "",

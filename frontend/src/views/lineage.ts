@@ -7,7 +7,7 @@ import type cytoscape from "cytoscape";
 
 import { api, parseNodeId, pageUrl, type Job, type Run, type V2Graph } from "../api";
 import { errorBox, h, link } from "../dom";
-import { drawable, foldMap, LineageModel, pathBetween, shortName } from "../graph/model";
+import { drawable, foldedInto, foldMap, LineageModel, pathBetween, shortName } from "../graph/model";
 import { visibleView, type Source } from "../graph/visible";
 import { decorateParents, drawGraph, exposeGraph } from "./lineage-draw";
 import { showPanel, type PanelContext } from "./lineage-panel";
@@ -21,16 +21,43 @@ const PARENT_DETAILS_MAX = 50;
 // The drawn graph of the previous render, released when the view is drawn again.
 let previous: cytoscape.Core | null = null;
 
+// API answers of recent renders, so that changing only how the graph is drawn (one hop more,
+// show all, fold, unfold, a path, a selection) or adding one expansion asks the server only
+// for what is new. Kept briefly, so new runs still show up soon.
+const ANSWER_TTL_MS = 30_000;
+const ANSWERS_KEPT = 64;
+const answers = new Map<string, { at: number; answer: Promise<unknown> }>();
+
+function cached<T>(key: string, ask: () => Promise<T>): Promise<T> {
+  const known = answers.get(key);
+  if (known && performance.now() - known.at < ANSWER_TTL_MS) return known.answer as Promise<T>;
+  const answer = ask();
+  answers.delete(key);
+  answers.set(key, { at: performance.now(), answer });
+  answer.catch(() => answers.delete(key)); // never keep a failure
+  while (answers.size > ANSWERS_KEPT) answers.delete(answers.keys().next().value!);
+  return answer;
+}
+
+/** Forget every kept answer (the draw benchmark measures first draws with it). */
+export function forgetAnswers(): void {
+  answers.clear();
+}
+
 /** A run's own lineage plus its child runs' (an application run reads and writes nothing itself). */
 async function fetchAnswers(state: ViewState): Promise<{ answers: V2Graph[]; children: string[]; childCount: number }> {
-  const asked = (nodeId: string, direction: string, depth: number): Promise<V2Graph> =>
-    api.lineage({ nodeId, direction, depth, asOf: state.asOf || undefined, maxNodes: state.maxNodes });
+  const asked = (nodeId: string, direction: string, depth: number): Promise<V2Graph> => {
+    const params = { nodeId, direction, depth, asOf: state.asOf || undefined, maxNodes: state.maxNodes };
+    return cached(`lineage ${JSON.stringify(params)}`, () => api.lineage(params));
+  };
   const rootIsRun = parseNodeId(state.nodeId).type === "run";
   const none = { runs: [] as Run[], totalCount: 0 };
   const [answers, children] = await Promise.all([
     Promise.all([asked(state.nodeId, state.direction, state.depth), ...state.expansions.map((x) => asked(x.nodeId, x.direction, x.depth))]),
     // The children are extra: a failure to list them leaves the run's own lineage.
-    rootIsRun ? api.runChildren(parseNodeId(state.nodeId).name, CHILD_RUNS_MAX).catch(() => none) : none,
+    rootIsRun
+      ? cached(`children ${state.nodeId}`, () => api.runChildren(parseNodeId(state.nodeId).name, CHILD_RUNS_MAX)).catch(() => none)
+      : none,
   ]);
   const childAnswers = await Promise.all(children.runs.map((run) => asked(`run:${run.id}`, state.direction, state.depth)));
   return { answers: [...answers, ...childAnswers], children: children.runs.map((run) => `run:${run.id}`), childCount: children.totalCount };
@@ -90,12 +117,13 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
     return;
   }
   const fetched = performance.now();
+  if (!canvas.isConnected) return; // the user moved on while the answer was on its way
 
   // Fold children into parents (from the nodes' own data), then limit a big answer to the
   // hops nearest the root and the expansions.
   const folds = state.collapse && !columnView ? foldMap(model, state.open) : null;
   const all = drawable(model, folds);
-  const alias = (id: string) => { let top = id; for (let i = 0; folds?.has(top) && i < 16; i++) top = folds.get(top)!; return top; };
+  const alias = (id: string) => foldedInto(folds, id);
   const rootId = alias(state.nodeId);
   const sources: Source[] = [
     { nodeId: rootId, direction: state.direction as Source["direction"] },
@@ -114,7 +142,7 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
   const drawn = performance.now();
   const extent = { shown: nodes.length, total: all.nodes.length, level: view.level, maxLevel: view.maxLevel, limit: state.limit, childRuns };
   const timings: Record<string, number> = { nodes: nodes.length, edges: edges.length, fetchMs: fetched - started, drawMs: drawn - fetched, totalMs: drawn - started };
-  exposeGraph(cy, timings, extent);
+  exposeGraph(cy, timings, extent, forgetAnswers);
   status.textContent = `${nodes.length} nodes, ${edges.length} edges`;
   if (view.level !== null) {
     // Say that the view is limited, and offer to grow it.
