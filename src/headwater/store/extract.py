@@ -361,7 +361,8 @@ class Facts:
         schema = facets.get("schema")
         if isinstance(schema, _MAP):
             for f in schema.get("fields") or ():
-                if isinstance(f, _MAP) and isinstance(f.get("name"), str) and f.get("tags"):
+                # Most fields have no tags: test that first.
+                if isinstance(f, _MAP) and f.get("tags") and isinstance(f.get("name"), str):
                     self._tags(field_node(key[0], key[1], f["name"]), {"tags": f["tags"]}, ev, None)
 
     def _column_lineage(self, target: DatasetKey, facet: Any, ev: ParsedEvent) -> None:
@@ -391,14 +392,25 @@ class Facts:
                         entries.append((target_field, source, spec))
         for source in facet.get("dataset") or ():
             entries.append(("", source, {}))
+        lineage_rows = self.rows.setdefault(rules.COLUMN_LINEAGE.table.name, {})
+        # A facet names the same source dataset once per field: resolve each once.
+        source_keys: dict[tuple[str, str], DatasetKey] = {}
         for target_field, source, spec in entries:
-            if not isinstance(source, _MAP) or not isinstance(source.get("field"), str):
+            if not isinstance(source, _MAP):
                 continue
-            try:
-                source_key = self._dataset(
-                    _dataset_key(source, "columnLineage.inputFields"), first, last)
-            except EventError:
-                continue  # a malformed edge is dropped, the event is kept
+            source_field = source.get("field")
+            if not isinstance(source_field, str):
+                continue
+            named = (source.get("namespace"), source.get("name"))
+            source_key = source_keys.get(named) if isinstance(named[0], str) \
+                and isinstance(named[1], str) else None
+            if source_key is None:
+                try:
+                    source_key = self._dataset(
+                        _dataset_key(source, "columnLineage.inputFields"), first, last)
+                except EventError:
+                    continue  # a malformed edge is dropped, the event is kept
+                source_keys[named] = source_key
             transformations = source.get("transformations")
             if not transformations:
                 # Pre-1.x facets describe the transformation on the target field.
@@ -407,17 +419,21 @@ class Facts:
             for tr in transformations:
                 if not isinstance(tr, _MAP):
                     continue
-                key = (target, target_field, source_key, source["field"],
+                key = (target, target_field, source_key, source_field,
                        str(tr.get("type") or ""), str(tr.get("subtype") or ""))
                 masking = tr.get("masking")
-                self.put(rules.COLUMN_LINEAGE, key, {
+                row = {
                     "target": target, "target_field": target_field,
-                    "source": source_key, "source_field": source["field"],
+                    "source": source_key, "source_field": source_field,
                     "transformation_type": key[4], "transformation_subtype": key[5],
                     "description": _text(tr.get("description")),
                     "masking": masking if isinstance(masking, bool) else None,
                     "run_uuid": run_uuid, "edge_time": edge_time, "edge_hash": edge_hash,
-                    "created_at": first, "updated_at": last})
+                    "created_at": first, "updated_at": last}
+                if key in lineage_rows:
+                    merge_into(lineage_rows, key, row, rules.COLUMN_LINEAGE)
+                else:
+                    lineage_rows[key] = row
 
     def _tags(self, subject: str, facet: Any, ev: ParsedEvent, dataset: DatasetKey | None) -> None:
         if not isinstance(facet, _MAP):
