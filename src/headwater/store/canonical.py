@@ -11,10 +11,10 @@ standard library byte for byte on what JSON decoders produce, except in three
 places, each detected here and handed to the standard library:
 
 * floats between 1e-10 and 1e-4 in magnitude: Python writes ``1e-07`` and
-  ``1e-05``, orjson ``1e-7`` and ``0.00001`` (detected by looking for
-  ``e-<digit>`` not followed by a digit, or ``0.0000``, anywhere in the
-  output: Python never writes either for a float; a string that merely
-  contains such text takes the slow path too, which is still correct);
+  ``1e-05``, orjson ``1e-7`` and ``0.00001`` (detected by looking for a
+  number ending ``e-<digit>`` or starting ``0.0000``: Python never writes
+  either for a float; a string that merely contains such text takes the
+  slow path too, which is still correct);
 * ``NaN``/``Infinity`` (not JSON, but ``json.loads`` accepts them): orjson
   writes ``null``, so an output containing ``null`` is checked for
   non-finite floats;
@@ -35,7 +35,10 @@ import orjson
 
 __all__ = ["canonical_bytes", "canonical_json", "content_hash"]
 
-_SMALL_FLOAT_FORMS = re.compile(rb"e-\d(?!\d)|0\.0000")
+# As orjson writes such numbers: a digit, e-, one digit, then the end of the
+# value; or a value starting 0.0000. Anchoring on the JSON delimiters keeps
+# text like a UUID's "...8e-4a..." from sending events down the slow path.
+_SMALL_FLOAT_FORMS = re.compile(rb"\de-\d[,\]}]|[:,\[]-?0\.0000")
 
 
 def _stdlib(value: Any) -> bytes:
