@@ -174,3 +174,24 @@ def test_unknown_nodes_are_404(retail: TestClient, node_id: str) -> None:
     response = retail.get("/api/v2/lineage", params={"nodeId": node_id})
     assert response.status_code == 404, response.text
     assert "not found" in response.json()["error"]
+
+
+def _revenue_versions(client: TestClient) -> tuple[str, str]:
+    """(day 1, day 2) versions of gold.revenue."""
+    body = client.get("/api/v1/namespaces/warehouse/datasets/gold.revenue/versions").json()
+    newest, oldest = [v["version"] for v in body["versions"]]
+    return oldest, newest
+
+
+def test_column_lineage_as_of_a_pinned_version(retail: TestClient) -> None:
+    day_1, day_2 = _revenue_versions(retail)
+    total, discount = col("gold.revenue", "total"), col("raw.products", "discount")
+    then = _v2(retail, f"{total}#{day_1}", direction="upstream")
+    assert then["nodeId"] == total
+    assert then["asOf"] == "2026-03-01T12:30:00Z"
+    assert discount not in _nodes(then)
+    assert col("raw.orders", "price") in _nodes(then)
+    now = _v2(retail, f"{total}#{day_2}", direction="upstream")
+    assert discount in _nodes(now)
+    missing = retail.get("/api/v2/lineage", params={"nodeId": f"{total}#nope"})
+    assert missing.status_code == 404, missing.text

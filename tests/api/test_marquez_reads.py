@@ -208,3 +208,23 @@ def test_bad_parameters_are_400(client: TestClient, path: str, field: str) -> No
     response = client.get(path)
     assert response.status_code == 400, response.text
     assert response.json()["field"] == field
+
+
+def test_v1_column_lineage_pins_a_version(retail: TestClient) -> None:
+    versions = retail.get("/api/v1/namespaces/warehouse/datasets/gold.revenue/versions").json()
+    day_2, day_1 = [v["version"] for v in versions["versions"]]
+    discount = "datasetField:warehouse:raw.products:discount"
+
+    def ids(node_id: str) -> set[str]:
+        response = retail.get("/api/v1/column-lineage", params={"nodeId": node_id})
+        assert response.status_code == 200, response.text
+        return {n["id"] for n in response.json()["graph"]}
+
+    field = "datasetField:warehouse:gold.revenue:total"
+    assert discount not in ids(f"{field}#{day_1}")
+    assert discount in ids(f"{field}#{day_2}")
+    assert discount not in ids(f"dataset:warehouse:gold.revenue#{day_1}")
+    assert discount in ids(f"dataset:warehouse:gold.revenue#{day_2}")
+    assert discount in ids(field)
+    unknown = retail.get("/api/v1/column-lineage", params={"nodeId": f"{field}#nope"})
+    assert unknown.status_code == 404, unknown.text

@@ -55,7 +55,8 @@ def shop(client: TestClient) -> TestClient:
 
 
 def test_put_namespace_creates_and_updates(shop: TestClient) -> None:
-    body = _ok(shop.put(f"/api/v1/namespaces/{NS}", json={"ownerName": "you", "description": "new"}))
+    change = {"ownerName": "you", "description": "new"}
+    body = _ok(shop.put(f"/api/v1/namespaces/{NS}", json=change))
     assert (body["name"], body["ownerName"], body["description"]) == (NS, "you", "new")
     assert _ok(shop.get(f"/api/v1/namespaces/{NS}"))["ownerName"] == "you"
     names = [n["name"] for n in _ok(shop.get("/api/v1/namespaces"))["namespaces"]]

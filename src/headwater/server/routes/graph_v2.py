@@ -6,7 +6,8 @@ walks, never a sibling), for any node type:
 - ``dataset`` / ``job``: table-level lineage through jobs' versions; with ``asOf``
   each job contributes the version current at that time;
 - ``datasetField``: column lineage across jobs, each edge with the job it came
-  through and its transformations;
+  through and its transformations; ``datasetField:ns:name:field#<version>`` answers
+  as of that dataset version's time;
 - ``run`` or a versioned dataset ``dataset:ns:name#<version>``: run-level lineage,
   upstream of a run being the versions it read and the runs that wrote them.
 
@@ -28,7 +29,7 @@ from headwater.server.deps import StoreDep
 from headwater.server.responses import V2Graph
 from headwater.server.routes.reading import connection, parse_node_id, parse_time, read_router
 from headwater.store.reads.lineage import ColumnLineage, RunLineage, TableLineage
-from headwater.store.reads.nodes import node_summaries, require_node
+from headwater.store.reads.nodes import node_summaries, pinned_version, require_node
 
 __all__ = ["directed_lineage", "router"]
 
@@ -62,13 +63,17 @@ def directed_lineage(
     node = parse_node_id(node_id)
     require_node(conn, node)
     source: NeighbourSource
+    root = str(node)
     if node.type is NodeType.RUN or (node.type is NodeType.DATASET and node.version):
         source = RunLineage(conn)
+        root = node_id
     elif node.type is NodeType.DATASET_FIELD:
+        if node.version:
+            # A pinned version answers as of that version's time.
+            as_of, _ = pinned_version(conn, node)
         source = ColumnLineage(conn, as_of)
     else:
         source = TableLineage(conn, as_of)
-    root = node_id if node.version else str(node)
     graph = walk(source, root, Direction(direction), depth, max_nodes)
     data = node_summaries(conn, [n.id for n in graph.nodes], as_of)
     return {

@@ -26,7 +26,7 @@ from headwater.store.reads import datasets as dataset_reads
 from headwater.store.reads import jobs as job_reads
 from headwater.store.reads import runs as run_reads
 from headwater.store.reads.lineage import ColumnLineage, TableLineage
-from headwater.store.reads.nodes import field_types, require_node
+from headwater.store.reads.nodes import field_types, pinned_version, require_node
 
 __all__ = ["MAX_V1_NODES", "router"]
 
@@ -90,14 +90,23 @@ def get_column_lineage(
     """Column lineage of a dataset field, a dataset (all its fields) or a job (its outputs).
 
     Upstream only unless ``withDownstream=true``, as in Marquez. A ``#version``
-    suffix on the node id is accepted and ignored (the current edges are returned).
+    suffix pins a dataset version: the edges known at that version's time, from the
+    fields that version had.
     """
     node = parse_node_id(nodeId, allowed=(NodeType.DATASET, NodeType.DATASET_FIELD, NodeType.JOB))
     direction = Direction.BOTH if withDownstream else Direction.UPSTREAM
     with connection(store) as conn:
         require_node(conn, NodeId(node.type, node.namespace, node.name, node.field))
-        source = ColumnLineage(conn)
-        if node.type is NodeType.JOB:
+        as_of, version_fields = (
+            pinned_version(conn, node) if node.version and node.type is not NodeType.JOB
+            else (None, [])
+        )
+        source = ColumnLineage(conn, as_of)
+        if node.type is NodeType.DATASET and node.version:
+            roots = [str(NodeId.dataset_field(node.namespace, node.name, f))
+                     for f in version_fields]
+            graph = walk(source, roots, direction, depth, MAX_V1_NODES)
+        elif node.type is NodeType.JOB:
             job = job_reads.get_job(conn, node.namespace, node.name)
             outputs = [f"dataset:{d['namespace']}:{d['name']}" for d in job["outputs"]]
             roots = sorted(source.fields_of(outputs))
@@ -139,7 +148,11 @@ def get_column_lineage(
 
 
 @router.get("/api/v1/runlineage/upstream", response_model=UpstreamRunLineage, tags=["lineage"])
-def get_run_lineage_upstream(runId: str, store: StoreDep, depth: Depth = 20) -> dict[str, Any]:  # noqa: N803
+def get_run_lineage_upstream(
+    runId: str,  # noqa: N803 - Marquez's parameter name
+    store: StoreDep,
+    depth: Depth = 20,
+) -> dict[str, Any]:
     """The run and, ``depth`` hops up, the runs that produced the dataset versions it read.
 
     Each hop is resolved with headwater's rule for which version a run read (the

@@ -23,7 +23,7 @@ from headwater.store.reads.parents import job_parents, run_parents
 from headwater.store.reads.runs import MARQUEZ_RUN_STATES, duration_ms, run_rows
 from headwater.store.reads.visibility import HiddenNodes
 
-__all__ = ["field_types", "node_summaries", "require_node"]
+__all__ = ["field_types", "node_summaries", "pinned_version", "require_node"]
 
 _ds, _dv, _f = t.datasets, t.dataset_versions, t.fields
 
@@ -251,3 +251,29 @@ def node_summaries(
                 "type": types.get(node_id),
             }
     return result
+
+
+def pinned_version(conn: sa.Connection, node: NodeId) -> tuple[datetime, list[str]]:
+    """The time of the dataset version a ``#version`` node id pins, and its field names.
+
+    A version's time is when its producing run last reported it; lineage "as of a
+    version" is lineage as of that time. :class:`NotFoundError` if there is no such
+    version of the node's dataset.
+    """
+    row = conn.execute(
+        sa.select(_dv.c.updated_at, _dv.c.fields)
+        .join(_ds, _ds.c.id == _dv.c.dataset_id)
+        .join(t.namespaces, t.namespaces.c.id == _ds.c.namespace_id)
+        .where(
+            t.namespaces.c.name == node.namespace,
+            _ds.c.name == node.name,
+            _dv.c.uuid == node.version,
+        )
+    ).first()
+    if row is None:
+        raise NotFoundError(f"version '{node.version}' of dataset '{node.name}' not found")
+    fields = row.fields if isinstance(row.fields, list) else []
+    names = [f["name"] for f in fields if isinstance(f, dict) and isinstance(f.get("name"), str)]
+    when = aware(row.updated_at)
+    assert when is not None
+    return when, names
