@@ -73,11 +73,12 @@ def test_run_nodes_carry_parent_run_and_job(apps: TestClient) -> None:
     nodes = _nodes(apps, f"run:{LOAD_1}", direction="downstream", depth=1)
     run = nodes[f"run:{LOAD_1}"]
     assert run["parentRun"] == APP_1
+    assert run["parentJob"] == {"namespace": NS, "name": "etl_app"}
     assert run["job"] == {"namespace": NS, "name": "etl_app.load"}
     assert run["state"] == "COMPLETED"
     assert run["durationMs"] == 5 * 60 * 1000
     app = _nodes(apps, f"run:{APP_1}", depth=0)[f"run:{APP_1}"]
-    assert app["parentRun"] is None
+    assert app["parentRun"] is None and app["parentJob"] is None
     assert app["job"] == {"namespace": NS, "name": "etl_app"}
 
 

@@ -237,6 +237,12 @@ def node_summaries(
                 "runId": n.name,
                 "job": {"namespace": row.namespace, "name": row.job_name} if row else None,
                 "parentRun": parent_ref.run_id if parent_ref else None,
+                # The parent's job, so a view can label the group it collapses children into.
+                "parentJob": (
+                    {"namespace": parent_ref.job_namespace, "name": parent_ref.job_name}
+                    if parent_ref and parent_ref.job_namespace and parent_ref.job_name
+                    else None
+                ),
                 **{key: value for key, value in summary.items() if key != "id"},
             }
 
