@@ -8,7 +8,6 @@ test-artifacts/ui/.
 from __future__ import annotations
 
 import re
-from typing import Any
 from urllib.parse import quote
 
 import pytest

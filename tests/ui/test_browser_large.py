@@ -29,17 +29,23 @@ LAYERS = 20
 WIDTH = 12
 LIMIT = 60
 NAMESPACE = "lattice"
+SCHEMA_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
 ROOT = f"dataset:{NAMESPACE}:d10_0"
 
 
 def lattice_events() -> list[dict[str, Any]]:
-    """START and COMPLETE of one run per job; job l_i reads d(l-1)_i and d(l-1)_(i+1), writes dl_i."""
+    """START and COMPLETE of one run per job.
+
+    Job ``j<l>_<i>`` reads ``d<l-1>_<i>`` and ``d<l-1>_<i+1>`` and writes ``d<l>_<i>``.
+    """
     events: list[dict[str, Any]] = []
     start = datetime(2026, 11, 1, tzinfo=UTC)
     for layer in range(1, LAYERS + 1):
         for i in range(WIDTH):
             run_id = f"00000000-0000-4000-8000-{layer:06d}{i:06d}"
-            inputs = [{"namespace": NAMESPACE, "name": f"d{layer - 1}_{(i + k) % WIDTH}"} for k in (0, 1)]
+            inputs = [
+                {"namespace": NAMESPACE, "name": f"d{layer - 1}_{(i + k) % WIDTH}"} for k in (0, 1)
+            ]
             for offset, kind in ((0, "START"), (30, "COMPLETE")):
                 events.append({
                     "eventType": kind,
@@ -49,7 +55,7 @@ def lattice_events() -> list[dict[str, Any]]:
                     "inputs": inputs,
                     "outputs": [{"namespace": NAMESPACE, "name": f"d{layer}_{i}"}],
                     "producer": "https://github.com/headwater/tests/ui",
-                    "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+                    "schemaURL": SCHEMA_URL,
                 })
     return events
 
@@ -116,7 +122,7 @@ def test_a_big_answer_is_drawn_nearest_hops_first_and_grows(page: Page, base_url
 
     # Growing the view redraws from the answer already in the page: no API request.
     asked: list[str] = []
-    page.on("request", lambda request: asked.append(request.url) if "/api/" in request.url else None)
+    page.on("request", lambda request: "/api/" in request.url and asked.append(request.url))
     page.locator("[data-action=grow]").click()
     page.wait_for_url(re.compile(rf"level={fits + 1}"))
     assert {n["id"] for n in wait_for_graph(page)["nodes"]} == within(levels, fits + 1)

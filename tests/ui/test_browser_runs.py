@@ -33,24 +33,27 @@ def lineage(base_url: str, node_id: str, depth: int) -> dict[str, Any]:
 
 
 def folded(answer: dict[str, Any]) -> tuple[set[str], set[tuple[str, str]], dict[str, set[str]]]:
-    """The nodes and edges after folding every run into its parent run, and each parent's children."""
+    """Nodes and edges once every run is folded into its parent run; each parent's children."""
     parent_of = {
         n["id"]: f"run:{n['data']['parentRun']}"
         for n in answer["nodes"]
         if n["type"] == "RUN" and n["data"].get("parentRun")
     }
-    nodes = {parent_of.get(n["id"], n["id"]) for n in answer["nodes"]}
-    edges = {
-        (parent_of.get(e["upstream"], e["upstream"]), parent_of.get(e["downstream"], e["downstream"]))
-        for e in answer["edges"]
-    }
+
+    def top(node_id: str) -> str:
+        return parent_of.get(node_id, node_id)
+
+    nodes = {top(n["id"]) for n in answer["nodes"]}
+    edges = {(top(e["upstream"]), top(e["downstream"])) for e in answer["edges"]}
     children: dict[str, set[str]] = {}
     for child, parent in parent_of.items():
         children.setdefault(parent, set()).add(child)
     return nodes, {e for e in edges if e[0] != e[1]}, children
 
 
-def test_child_runs_fold_under_their_parent_run_and_unfold_on_demand(page: Page, base_url: str) -> None:
+def test_child_runs_fold_under_their_parent_run_and_unfold_on_demand(
+    page: Page, base_url: str
+) -> None:
     root = f"run:{latest_run(base_url, 'gold.daily_revenue')}"
     application = f"run:{latest_run(base_url, 'retail_nightly')}"
     answer = lineage(base_url, root, 6)
@@ -111,7 +114,8 @@ def test_an_application_runs_view_is_its_children_lineage(page: Page, base_url: 
     assert child_ids <= drawn
     expected_edges: set[tuple[str, str]] = set()
     for child in child_ids:
-        expected_edges |= {(e["upstream"], e["downstream"]) for e in lineage(base_url, child, 2)["edges"]}
+        child_edges = lineage(base_url, child, 2)["edges"]
+        expected_edges |= {(e["upstream"], e["downstream"]) for e in child_edges}
     assert edges_of(graph) == expected_edges
     expect(page.get_by_test_id("child-runs")).to_have_text(
         f" — with the lineage of its {len(child_ids)} child runs"

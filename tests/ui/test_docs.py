@@ -22,7 +22,8 @@ ROUTE_PREFIXES = sorted(set(re.findall(r"route\(/\^\\/([a-z]*)", MAIN)))
 
 def test_the_parameters_were_found() -> None:
     assert {
-        "nodeId", "direction", "depth", "x", "from", "to", "collapse", "open", "limit", "level", "layout"
+        "nodeId", "direction", "depth", "x", "from", "to", "collapse", "open", "limit", "level",
+        "layout",
     } <= set(PARAMETERS)
     assert {"", "lineage", "datasets", "jobs", "runs", "search"} <= set(ROUTE_PREFIXES)
 
