@@ -140,6 +140,17 @@ def test_collapse_folds_child_jobs_under_their_parent(page: Page) -> None:
     assert "+3 jobs" in jobs[0]["label"]
     assert (ds("bronze/orders"), job("retail_nightly")) in edges_of(graph)
     assert (job("retail_nightly"), ds("gold/customer_ltv")) in edges_of(graph)
+    # The folded job shows its own latest run (fetched: it has no lineage of its own).
+    assert jobs[0]["state"] == "COMPLETED" and "2026-11-03" in jobs[0]["label"]
+    # Unfolded on demand, the child jobs are back.
+    click_node(page, graph, job("retail_nightly"))
+    page.get_by_test_id("panel").locator("[data-action=unfold]").click()
+    page.wait_for_url(re.compile(r"open=job"))
+    graph = wait_for_graph(page)
+    assert {n["id"] for n in graph["nodes"] if n["kind"] == "JOB"} == {
+        job("silver.clean_orders"), job("silver.build_order_lines"),
+        job("gold.customer_lifetime_value"),
+    }
 
 
 def test_column_view_shows_column_edges_with_transformations(page: Page) -> None:
