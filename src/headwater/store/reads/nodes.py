@@ -49,21 +49,19 @@ def require_node(conn: sa.Connection, node: NodeId) -> None:
         found = conn.execute(
             sa.select(_f.c.id).where(_f.c.dataset_id == dataset_id, _f.c.name == node.field)
         ).first()
-        in_lineage = conn.execute(
-            sa.select(t.column_lineage.c.id).where(
-                sa.or_(
-                    sa.and_(
-                        t.column_lineage.c.target_dataset_id == dataset_id,
-                        t.column_lineage.c.target_field == node.field,
-                    ),
-                    sa.and_(
-                        t.column_lineage.c.source_dataset_id == dataset_id,
-                        t.column_lineage.c.source_field == node.field,
-                    ),
-                )
-            ).limit(1)
-        ).first()
-        if found is None and in_lineage is None:
+        # A field no longer in the schema still exists if column lineage names it.
+        if found is None:
+            cl = t.column_lineage
+            as_target = sa.and_(
+                cl.c.target_dataset_id == dataset_id, cl.c.target_field == node.field
+            )
+            as_source = sa.and_(
+                cl.c.source_dataset_id == dataset_id, cl.c.source_field == node.field
+            )
+            found = conn.execute(
+                sa.select(cl.c.id).where(sa.or_(as_target, as_source)).limit(1)
+            ).first()
+        if found is None:
             raise NotFoundError(f"field '{node.field}' not found in dataset '{node.name}'")
     if node.version is not None:
         version = conn.execute(
@@ -84,9 +82,14 @@ def _by_dataset_statement(*columns: sa.ColumnElement[Any]) -> sa.Select[Any]:
     )
 
 
-# Built once (see headwater.store.reads.common._ids_statement).
+# Built once (see headwater.store.reads.common._ids_statement). Field types are asked
+# for the fields in an answer only: two IN lists, whose cross product is then trimmed.
 _CURRENT_VERSIONS = _by_dataset_statement(_ds.c.current_version_uuid)
-_FIELD_TYPES = _by_dataset_statement(_f.c.name, _f.c.type).join(_f, _f.c.dataset_id == _ds.c.id)
+_FIELD_TYPES = (
+    _by_dataset_statement(_f.c.name, _f.c.type)
+    .join(_f, _f.c.dataset_id == _ds.c.id)
+    .where(_f.c.name.in_(sa.bindparam("fields", expanding=True)))
+)
 
 
 def _per_dataset(
@@ -108,11 +111,22 @@ def _per_dataset(
 
 def field_types(conn: sa.Connection, fields: Sequence[NodeId]) -> dict[str, str | None]:
     """The current type of each ``datasetField`` node (absent when the schema lacks it)."""
-    rows = _per_dataset(conn, _FIELD_TYPES, [(f.namespace, f.name) for f in fields])
-    return {
-        f"datasetField:{namespace}:{dataset}:{name}": field_type
-        for namespace, (dataset, name, field_type) in rows
-    }
+    by_namespace: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for f in fields:
+        by_namespace[f.namespace].add((f.name, f.field))
+    result: dict[str, str | None] = {}
+    for namespace, wanted in by_namespace.items():
+        for batch in chunks(sorted(wanted)):
+            pairs = set(batch)
+            values = {
+                "namespace": namespace,
+                "names": sorted({name for name, _ in batch}),
+                "fields": sorted({field for _, field in batch}),
+            }
+            for dataset, name, field_type in conn.execute(_FIELD_TYPES, values):
+                if (dataset, name) in pairs:
+                    result[f"datasetField:{namespace}:{dataset}:{name}"] = field_type
+    return result
 
 
 def _dataset_versions_at(

@@ -96,7 +96,7 @@ class HiddenNodes:
 
     def filter(self, edges: list[Edge]) -> list[Edge]:
         """``edges`` without those touching a hidden node."""
-        if not edges:
+        if not edges or not any(self._deleted_kinds().values()):
             return edges
         gone = self.among({e.upstream for e in edges} | {e.downstream for e in edges})
         if not gone:
