@@ -39,10 +39,7 @@ REPO = Path(__file__).resolve().parents[2]
 EXPECTED = REPO / ".." / "shared" / "conformance" / "openlineage-spark" / "expected"
 
 #: expected file -> why headwater's events do not match it (yet).
-KNOWN_GAPS: dict[str, str] = {
-    "pysparkRddToCsvStartEvent": "RDD-only actions (saveAsTextFile) have no QueryExecution",
-    "pysparkRddToCsvCompleteEvent": "RDD-only actions (saveAsTextFile) have no QueryExecution",
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 def _file_name(name: str) -> str:

@@ -65,6 +65,8 @@ def main(argv: list[str]) -> int:
             }
             config = AgentConfig.from_sources(conf, {})
             config = dataclasses.replace(config)
+            for key, value in scenario.session_conf.items():
+                spark.conf.set(key, value)
             agent = attach(spark, config=config)
             try:
                 scenario.job(spark)
@@ -74,6 +76,8 @@ def main(argv: list[str]) -> int:
             finally:
                 agent.flush(60.0)
                 agent.close(30.0)
+                for key in scenario.session_conf:
+                    spark.conf.unset(key)
     finally:
         spark.stop()
         shutil.rmtree(metastore, ignore_errors=True)

@@ -26,6 +26,8 @@ class Scenario:
     expected: tuple[str, ...]
     job: Callable[[Any], None]
     conf: dict[str, str] = field(default_factory=dict)
+    #: Session settings for the job only (set before the agent attaches, unset after).
+    session_conf: dict[str, str] = field(default_factory=dict)
 
 
 def _clean(*paths: str) -> None:
@@ -43,9 +45,9 @@ def word_count(spark: Any) -> None:
 def rdd_to_table(spark: Any) -> None:
     _clean("/tmp/test_data/rdd_to_csv_output", "/tmp/test_data/rdd_to_table")
     rows = [(random.choice(["ann", "bob", "cid"]), random.randint(1, 90)) for _ in range(50)]
-    spark.sparkContext.parallelize(rows).map(lambda r: f"{r[0]},{r[1]}").saveAsTextFile(
-        "/tmp/test_data/rdd_to_csv_output"
-    )
+    rdd = spark.sparkContext.parallelize(rows)
+    rdd.setName("list of random words and numbers")
+    rdd.map(lambda r: f"{r[0]},{r[1]}").saveAsTextFile("/tmp/test_data/rdd_to_csv_output/")
     people = spark.read.schema("name STRING, age INT").csv("/tmp/test_data/rdd_to_csv_output")
     people.createOrReplaceTempView("people")
     spark.sql("SELECT name, age FROM people WHERE age BETWEEN 20 AND 65").write.mode(
@@ -125,6 +127,13 @@ def create_table(spark: Any) -> None:
     _drop(spark, "create_table_test")
     _clean("/tmp/create_test/create_table_test")
     spark.sql("CREATE TABLE create_table_test (a STRING, b STRING) USING hive")
+
+
+def hive_catalog_symlink(spark: Any) -> None:
+    # The suite runs this with spark.sql.hive.metastore.uris set: Spark does not
+    # read that key (it stays on its embedded metastore), the listener names tables by it.
+    _drop(spark, "test")
+    spark.sql("CREATE TABLE IF NOT EXISTS test (key INT, value STRING) USING hive")
 
 
 def drop_table(spark: Any) -> None:
@@ -331,6 +340,15 @@ SCENARIOS: tuple[Scenario, ...] = (
         "/tmp/caching",
         ("pysparkCachedDatasetComplete",),
         cached,
+    ),
+    Scenario(
+        "hive catalog symlink",
+        "symlinks",
+        "Open Lineage Integration Hive",
+        "/tmp/warehouse",
+        ("pysparkSymlinksComplete",),
+        hive_catalog_symlink,
+        session_conf={"spark.sql.hive.metastore.uris": "http://metastore"},
     ),
     Scenario(
         "create table",
