@@ -95,9 +95,9 @@ def after_batch(conn: sa.Connection, writer: Writer, facts: Facts) -> None:
 
     dataset_ids = [writer.dataset_ids.get(key) for key in facts.touched_datasets]
     for part in chunks(dataset_ids):
-        _datasets(conn, writer.dialect, part)
+        _datasets(conn, writer, part)
     for part in chunks(facts.touched_versions):
-        _versions(conn, writer.dialect, part)
+        _versions(conn, writer, part)
     for part in chunks(facts.touched_runs):
         _runs(conn, writer, facts, part)
 
@@ -125,16 +125,17 @@ def _fields(schema: Any) -> list[Any] | None:
     return value if isinstance(value, list) else None
 
 
-def _datasets(conn: sa.Connection, dialect: str, ids: list[int]) -> None:
-    sql = derive_sql.statements_for(dialect)
-    changed = [(row.id, row.fields) for row in conn.execute(sql.changed_dataset_fields,
-                                                            {"ids": ids})]
-    conn.execute(sql.update_datasets, {"ids": ids})
+def _datasets(conn: sa.Connection, writer: Writer, ids: list[int]) -> None:
+    sql = derive_sql.statements_for(writer.dialect)
+    changed = [(row.id, row.fields) for row in writer.by_ids(
+        conn, "datasets:changed-fields", sql.changed_dataset_fields, ids)]
+    writer.by_ids(conn, "datasets:derive", sql.update_datasets, ids)
     derive_sql.write_field_rows(conn, changed)
 
 
-def _versions(conn: sa.Connection, dialect: str, uuids: list[str]) -> None:
-    conn.execute(derive_sql.statements_for(dialect).update_versions, {"ids": uuids})
+def _versions(conn: sa.Connection, writer: Writer, uuids: list[str]) -> None:
+    writer.by_ids(conn, "versions:derive",
+                  derive_sql.statements_for(writer.dialect).update_versions, uuids)
 
 
 def _time_or_none(value: Any) -> Any:
@@ -149,7 +150,7 @@ _RUN_FACETS = ("nominalTime", "parent")
 
 
 def _runs(conn: sa.Connection, writer: Writer, facts: Facts, run_uuids: list[str]) -> None:
-    stored = {row.uuid: row for row in conn.execute(_RUNS, {"ids": run_uuids})}
+    stored = {row.uuid: row for row in writer.by_ids(conn, "runs", _RUNS, run_uuids)}
     # Nominal times and parents change only with the facets they come from:
     # read those back only for runs whose batch brought one.
     batch_facets = facts.table_rows(rules.FACETS)
@@ -159,9 +160,9 @@ def _runs(conn: sa.Connection, writer: Writer, facts: Facts, run_uuids: list[str
               if carried else {})
     carried_set = set(carried)
     locations = {row.run_uuid: _str(_get(row.payload, "url"))
-                 for row in conn.execute(_LOCATIONS, {"ids": run_uuids})}
+                 for row in writer.by_ids(conn, "runs:locations", _LOCATIONS, run_uuids)}
     io: dict[str, tuple[list[str], list[str]]] = {u: ([], []) for u in run_uuids}
-    for row in conn.execute(_RUN_IO, {"ids": run_uuids}):
+    for row in writer.by_ids(conn, "runs:io", _RUN_IO, run_uuids):
         io[row.run_uuid][row.side].append(dataset_node(row.namespace, row.name))
     updates: list[dict[str, Any]] = []
     versions: dict[str, dict[str, Any]] = {}
@@ -205,14 +206,13 @@ def _runs(conn: sa.Connection, writer: Writer, facts: Facts, run_uuids: list[str
         conn.execute(_DELETE_UNUSED_VERSIONS, {"ids": list(old_versions)})
         conn.execute(_RESPAN_VERSIONS, {"ids": list(old_versions)})
     if jobs:
-        _current_job_versions(conn, jobs)
+        _current_job_versions(conn, writer, jobs)
 
 
-def _current_job_versions(conn: sa.Connection, job_ids: set[int]) -> None:
+def _current_job_versions(conn: sa.Connection, writer: Writer, job_ids: set[int]) -> None:
     updates = [
         {"b_id": row.id, "current_version_uuid": row.latest}
-        for row in conn.execute(_JOBS, {"ids": list(job_ids)})
+        for row in writer.by_ids(conn, "jobs:current", _JOBS, list(job_ids))
         if row.current_version_uuid != row.latest
     ]
-    if updates:
-        conn.execute(_UPDATE_JOB, updates)
+    writer.bulk(conn, "jobs:current-version", t.jobs, _UPDATE_JOB, updates)

@@ -20,7 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.store import derive, dialects, rules
-from headwater.store.bulk import BulkStatement
+from headwater.store.bulk import BulkStatement, IdsStatement
 from headwater.store import tables as t
 from headwater.store.extract import DatasetKey, Facts, ParsedEvent
 from headwater.store.merge import MergeRule, upsert_statement
@@ -84,6 +84,7 @@ class Writer:
         self.tag_ids = IdCache()
         self._caches = (self.namespace_ids, self.dataset_ids, self.job_ids, self.tag_ids)
         self._bulk: dict[tuple[str, tuple[str, ...]], BulkStatement] = {}
+        self._by_ids: dict[str, IdsStatement] = {}
         self._insert_event_plain = dialects.insert(dialect_name, t.events).on_conflict_do_nothing()
         self._insert_event = self._insert_event_plain.returning(t.events.c.event_hash)
 
@@ -104,6 +105,18 @@ class Writer:
             bulk = self._bulk_statement(conn, rule.table.name, rule.table,
                                         upsert_statement(rule, self.dialect), rows)
         bulk.execute(conn, rows)
+
+    def by_ids(self, conn: sa.Connection, name: str, stmt: Any, ids: Sequence[Any]) -> list[Any]:
+        """Run ``stmt`` (expanding parameter ``ids``) for ``ids``; its rows if a SELECT.
+
+        ``name`` identifies the statement (compiled once per writer).
+        """
+        if not ids:
+            return []
+        runner = self._by_ids.get(name)
+        if runner is None:
+            runner = self._by_ids[name] = IdsStatement(stmt, conn.dialect)
+        return runner.run(conn, ids)
 
     def bulk(self, conn: sa.Connection, name: str, table: sa.Table, stmt: Any,
              rows: Sequence[dict[str, Any]]) -> None:
