@@ -9,12 +9,14 @@ path (``Store.record_events`` in 500-event batches), then times, per database:
   without HTTP;
 - column lineage, depth 10, upstream of a top-layer field (``/api/v2/lineage`` on a
   ``datasetField`` node);
+- run-level lineage, depth 4, upstream of a recent run (the versions it read and the
+  runs that wrote them);
 - search (``/api/v1/search`` query) for name fragments.
 
 Targets at full scale: table lineage p95 <= 50 ms, column lineage p95 <= 200 ms.
 
     .venv/bin/python benchmarks/graph.py [--scale 0.01] [--runs-per-job 20]
-        [--queries 200] [--only sqlite|postgresql] [--db URL]
+        [--queries 200] [--only sqlite|postgresql] [--db URL [--reuse]]
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+import sqlalchemy as sa
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -37,6 +41,7 @@ import synthetic  # noqa: E402
 
 from headwater.server.routes.graph_v2 import directed_lineage  # noqa: E402
 from headwater.store import Store  # noqa: E402
+from headwater.store import tables as t  # noqa: E402
 from headwater.store.reads.search import search  # noqa: E402
 
 
@@ -99,10 +104,22 @@ def measure(store: Store, graph: synthetic.SyntheticGraph, queries: int, seed: i
     def find(conn: Any) -> Any:
         return search(conn, f"job_{rng.randrange(len(graph.jobs))}_out", None, "name", 10)
 
+    # Runs of the last round: their inputs have versions written by earlier runs.
+    with store.engine.connect() as conn:
+        recent = list(
+            conn.execute(
+                sa.select(t.runs.c.uuid).order_by(t.runs.c.created_at.desc()).limit(2_000)
+            ).scalars()
+        )
+
+    def run_up(conn: Any) -> dict[str, Any]:
+        return directed_lineage(conn, f"run:{rng.choice(recent)}", "upstream", 4, None, 10_000)
+
     for label, run in (
         ("table lineage, upstream, depth 10  ", table_up),
         ("table lineage, downstream, depth 10", table_down),
         ("column lineage, upstream, depth 10 ", column_up),
+        ("run lineage, upstream, depth 4     ", run_up),
         ("search                             ", find),
     ):
         _time(store, run, min(5, queries))  # warm caches
@@ -117,12 +134,16 @@ def measure(store: Store, graph: synthetic.SyntheticGraph, queries: int, seed: i
         print(f"  {' ' * len(label)} cpu  {_percentiles(cpu)}")
 
 
-def run_one(label: str, url: str, graph: synthetic.SyntheticGraph, queries: int) -> None:
+def run_one(
+    label: str, url: str, graph: synthetic.SyntheticGraph, queries: int, reuse: bool = False
+) -> None:
     print(f"\n== {label}: {url.split('@')[-1]}  ({queries} queries each)")
     store = Store.open(url, migrate=True)
     try:
-        count, seconds = ingest(store, graph)
-        print(f"  ingested {count:,} events in {seconds:.1f} s ({count / seconds:,.0f} events/s)")
+        if not reuse:
+            count, seconds = ingest(store, graph)
+            rate = count / seconds
+            print(f"  ingested {count:,} events in {seconds:.1f} s ({rate:,.0f} events/s)")
         # Refresh planner statistics, as PostgreSQL's autovacuum (and a periodic ANALYZE
         # on SQLite) would on a server that has been up for a while: a freshly bulk-loaded
         # database otherwise gets plans made for empty tables.
@@ -148,6 +169,11 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--only", choices=["sqlite", "postgresql"])
     parser.add_argument("--db", help="use this database URL instead (must be empty)")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="the --db database already holds this graph (same --scale): only measure",
+    )
     args = parser.parse_args()
 
     started = time.perf_counter()
@@ -158,7 +184,7 @@ def main() -> None:
         f"{graph.column_edges:,} column edges (built in {time.perf_counter() - started:.1f} s)"
     )
     if args.db:
-        run_one("given database", args.db, graph, args.queries)
+        run_one("given database", args.db, graph, args.queries, args.reuse)
         return
     if args.only in (None, "sqlite"):
         with tempfile.TemporaryDirectory() as tmp:
