@@ -73,3 +73,41 @@ def test_marquez_client_reads_what_was_ingested(tmp_path: Path) -> None:
         }
         by_dataset = client.get_column_lineage_by_dataset(NS, "silver.orders", depth=1)
         assert col("raw.orders", "id") in {n["id"] for n in by_dataset["graph"]}
+
+
+# The client marks its pre-OpenLineage writes deprecated; headwater still serves them.
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_marquez_client_writes_read_back(tmp_path: Path) -> None:
+    from marquez_client.models import DatasetId, DatasetType, JobType
+
+    run = "00000000-0000-4000-8000-00000000c001"
+    with running_server("--db", f"sqlite:///{tmp_path / 'live.db'}") as base_url:
+        client = MarquezClient(url=base_url)
+        assert client.create_namespace("shop", "me", "the shop")["ownerName"] == "me"
+        source = client.create_source("shop_db", "POSTGRESQL", "jdbc:postgresql://db/shop")
+        assert source["connectionUrl"] == "jdbc:postgresql://db/shop"
+        orders = client.create_dataset(
+            "shop", "public.orders", DatasetType.DB_TABLE, "public.orders", "shop_db",
+            description="orders", fields=[{"name": "id", "type": "INTEGER"}], tags=["pii"],
+        )
+        assert (orders["sourceName"], orders["tags"]) == ("shop_db", ["pii"])
+        client.create_dataset("shop", "public.totals", DatasetType.DB_TABLE, "public.totals",
+                              "shop_db")
+        job = client.create_job(
+            "shop", "totals", JobType.BATCH, location="https://git.example/totals.py",
+            inputs=[DatasetId("shop", "public.orders")],
+            outputs=[DatasetId("shop", "public.totals")],
+        )
+        assert job["name"] == "totals"
+        created = client.create_job_run("shop", "totals", run_id=run)
+        assert created["state"] == "NEW"
+        client.create_job("shop", "totals", JobType.BATCH, run_id=run,
+                          inputs=[DatasetId("shop", "public.orders")],
+                          outputs=[DatasetId("shop", "public.totals")])
+        assert client.mark_job_run_as_started(run)["state"] == "RUNNING"
+        assert client.mark_job_run_as_completed(run)["state"] == "COMPLETED"
+        after = client.get_job("shop", "totals")
+        assert [d["name"] for d in after["inputs"]] == ["public.orders"]
+        assert after["latestRun"]["id"] == run
+        versions = client.list_dataset_versions("shop", "public.totals")
+        assert run in {v["createdByRun"]["id"] for v in versions["versions"] if v["createdByRun"]}

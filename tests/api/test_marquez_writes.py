@@ -88,7 +88,7 @@ def test_put_dataset_reads_back(shop: TestClient) -> None:
 @pytest.mark.parametrize(
     ("change", "status", "field"),
     [
-        ({"fields": None}, 400, "body.fields"),
+        ({"fields": [{"type": "INTEGER"}]}, 400, "body.fields[0].name"),
         ({"type": "VIEW"}, 400, "body.type"),
         ({"sourceName": "nowhere"}, 404, "body.sourceName"),
         ({"runId": "not-a-uuid"}, 400, "body.runId"),

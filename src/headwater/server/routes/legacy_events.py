@@ -74,7 +74,9 @@ class DatasetBody(_Body):
     type: Literal["DB_TABLE", "STREAM"]
     physicalName: str = Field(min_length=1)
     sourceName: str = Field(min_length=1)
-    fields: list[FieldBody]
+    # Marquez's spec lists fields as required, but its server and its Python client
+    # treat them as optional (the client leaves them out when there are none).
+    fields: list[FieldBody] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     description: str | None = None
     runId: UUID | None = None
