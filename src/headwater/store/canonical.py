@@ -38,7 +38,20 @@ __all__ = ["canonical_bytes", "canonical_json", "content_hash"]
 # As orjson writes such numbers: a digit, e-, one digit, then the end of the
 # value; or a value starting 0.0000. Anchoring on the JSON delimiters keeps
 # text like a UUID's "...8e-4a..." from sending events down the slow path.
-_SMALL_FLOAT_FORMS = re.compile(rb"\de-\d[,\]}]|[:,\[]-?0\.0000")
+_SMALL_DECIMAL = re.compile(rb"[:,\[]-?0\.0000")
+_DIGITS = frozenset(b"0123456789")
+_VALUE_ENDS = frozenset(b",]}")
+
+
+def _has_short_exponent(out: bytes) -> bool:
+    """A number ending ``<digit>e-<digit>``: looked up from each ``e-`` (there are few)."""
+    at = out.find(b"e-")
+    while at != -1:
+        if (0 < at and at + 3 < len(out) and out[at - 1] in _DIGITS
+                and out[at + 2] in _DIGITS and out[at + 3] in _VALUE_ENDS):
+            return True
+        at = out.find(b"e-", at + 2)
+    return False
 
 
 def _stdlib(value: Any) -> bytes:
@@ -62,7 +75,9 @@ def canonical_bytes(value: Mapping[str, Any]) -> bytes:
         out = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except TypeError:
         return _stdlib(value)
-    if (b"e-" in out or b"0.0000" in out) and _SMALL_FLOAT_FORMS.search(out):
+    if _has_short_exponent(out):
+        return _stdlib(value)
+    if b"0.0000" in out and _SMALL_DECIMAL.search(out):
         return _stdlib(value)
     if b"null" in out and _has_non_finite(value):
         return _stdlib(value)
