@@ -53,6 +53,8 @@ def test_data_dir_places_the_default_sqlite_file() -> None:
         ({"HEADWATER_PORT": "70000"}, "port must be between"),
         ({"HEADWATER_ACCESS_LOG": "maybe"}, "HEADWATER_ACCESS_LOG must be true or false"),
         ({"HEADWATER_LOG_LEVEL": "loud"}, "log_level must be one of"),
+        ({"HEADWATER_WORKERS": "two"}, "HEADWATER_WORKERS must be an integer"),
+        ({"HEADWATER_WORKERS": "0"}, "workers must be at least 1"),
     ],
 )
 def test_bad_values_name_the_variable(env: dict[str, str], message: str) -> None:
@@ -69,3 +71,32 @@ def test_every_setting_is_documented_in_the_module_docstring() -> None:
     for field in dataclasses.fields(Settings):
         assert f"``{field.name}``" in doc, field.name
         assert f"``HEADWATER_{field.name.upper()}``" in doc, field.name
+
+
+def test_every_setting_is_documented_in_docs_server() -> None:
+    from headwater.cli.serve import _OPTIONS
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "server.md").read_text()
+    for field in dataclasses.fields(Settings):
+        assert f"HEADWATER_{field.name.upper()}" in docs, field.name
+    for declarations, _ in _OPTIONS:
+        for option in declarations[:-1]:
+            flag = option.split("/")[0]
+            assert flag in docs, flag
+
+
+def test_workers_from_environment() -> None:
+    assert Settings.from_env({"HEADWATER_WORKERS": "3"}).workers == 3
+    assert Settings().workers == 1
+
+
+def test_workers_refuse_a_store_opened_by_the_caller(tmp_path: Path) -> None:
+    from headwater.server.run import run_server
+    from headwater.store import Store
+
+    store = Store.open(f"sqlite:///{tmp_path / 'own.db'}")
+    try:
+        with pytest.raises(ConfigError, match="several workers"):
+            run_server(Settings(workers=2), store=store)
+    finally:
+        store.close()
