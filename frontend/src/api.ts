@@ -44,6 +44,8 @@ export interface RunNodeData {
   startedAt: string | null;
   endedAt: string | null;
   parentRun?: string | null;
+  /** The parent run's job (from the parent facet). */
+  parentJob?: { namespace: string; name: string } | null;
 }
 
 /** The node id of a run node's job, whichever way the server spelled it. */

@@ -81,6 +81,17 @@ export function foldMap(model: LineageModel, open: Iterable<string>): Map<string
 }
 
 /**
+ * What a folded parent that is not in the answer itself is known to be from its first child:
+ * a run node's `parentJob` is its parent run's job, so the label is right from the first
+ * paint (state and times arrive with the parent's own details).
+ */
+function foldedData(parentId: string, child: V2Node): Record<string, unknown> | null {
+  if (child.type !== "RUN") return null;
+  const job = (child.data as RunNodeData | null)?.parentJob;
+  return job ? { runId: parentId.slice("run:".length), job, state: null, startedAt: null, endedAt: null } : null;
+}
+
+/**
  * The node `id` is drawn as: itself, or the top of its parent chain as far as it is known
  * (an action's run -> its application run -> the orchestrator's run), guarding against a
  * cycle in bad data.
@@ -105,7 +116,7 @@ export function drawable(model: LineageModel, parentOf: Map<string, string> | nu
       if (id !== node.id) existing.members.push(node.id);
       else Object.assign(existing, { type: node.type, data: node.data });
     } else if (id !== node.id) {
-      nodes.set(id, { id, type: node.type, data: null, members: [node.id] });
+      nodes.set(id, { id, type: node.type, data: foldedData(id, node), members: [node.id] });
     } else {
       nodes.set(id, { id, type: node.type, data: node.data, members: [] });
     }
