@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+import subprocess
 from pathlib import Path
 
 from headwater.ui import STATIC_DIR
@@ -55,3 +57,18 @@ def test_bundle_has_no_source_maps_or_stray_files() -> None:
     assert not [n for n in names if n.endswith(".map")]
     assets = [n for n in names if n.startswith("assets/")]
     assert len(assets) == len(names) - 2
+
+
+def test_the_assets_the_page_names_are_committed() -> None:
+    # A rebuilt bundle has new file names; committing index.html without `git add`ing the
+    # new script would ship a page whose script is missing.
+    page = (STATIC_DIR / "index.html").read_text()
+    named = re.findall(r'"/static/(assets/[^"]+)"', page)
+    assert any(name.endswith(".js") for name in named)
+    listed = subprocess.run(
+        ["git", "ls-files", "--", *(str(STATIC_DIR / name) for name in named)],
+        capture_output=True, text=True, check=True, cwd=FRONTEND.parent,
+    ).stdout.split()
+    tracked = {f"assets/{Path(path).name}" for path in listed}
+    missing = sorted(set(named) - tracked)
+    assert not missing, f"not in git: {missing} (git add src/headwater/ui/static)"
