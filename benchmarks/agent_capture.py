@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 def worker_side(repeat: int) -> None:
     from headwater.agent.actions import ActionCapture, action_events
     from headwater.agent.config import AgentConfig
-    from headwater.agent.jvm import PlanCapture
+    from headwater.agent.capture import PlanCapture
     from headwater.agent.run_model import RunModel
     from headwater.agent.visitors import VisitContext
 

@@ -11,7 +11,7 @@ import pytest
 
 from headwater.agent.actions import ActionCapture, action_events
 from headwater.agent.config import AgentConfig
-from headwater.agent.jvm import PlanCapture
+from headwater.agent.capture import PlanCapture
 from headwater.agent.run_model import RunModel
 from headwater.agent.visitors import VisitContext
 from tests.agent.spec import validate_event

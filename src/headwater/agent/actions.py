@@ -12,7 +12,7 @@ from typing import Any
 
 from headwater import naming
 from headwater.agent.columns import column_lineage
-from headwater.agent.jvm import PlanCapture
+from headwater.agent.capture import PlanCapture
 from headwater.agent.rdds import RddSavePhase, save_facts
 from headwater.agent.run_model import RunModel, iso_time, uuid7
 from headwater.agent.visitors import VisitContext, visit_plan

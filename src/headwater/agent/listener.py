@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from headwater.agent.actions import ActionCapture, is_read_only
-from headwater.agent.jvm import CatalogLookup, RelationCache, capture_plan, executed_plan_facts
+from headwater.agent.capture import RelationCache, capture_plan
+from headwater.agent.jvm import CatalogLookup, executed_plan_facts
 from headwater.agent.plan import short_class
 from headwater.agent.visitors.commands import DDL_COMMANDS, table_idents
 

@@ -10,7 +10,7 @@ plans held in fields (a CTAS ``query``) are flattened pre-order arrays too.
 ``path`` to reach it from the root over py4j (``("child", i)`` or
 ``("field", name)``), so the listener can fetch the values JSON leaves ``null``
 (paths of a ``HadoopFsRelation``, an insert's ``outputPath``) on exactly the
-nodes that need them — see ``headwater.agent.jvm``.
+nodes that need them — see ``headwater.agent.capture``.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from headwater import naming
-from headwater.agent.jvm import PlanCapture
+from headwater.agent.capture import PlanCapture
 from headwater.agent.plan import Expr, PlanNode
 from headwater.events.facets import SchemaField
 

@@ -1,0 +1,277 @@
+"""One action's plan as plain Python: a ``toJSON`` of the plan, then the JVM facts JSON lacks.
+
+:func:`capture_plan` serialises the optimized plan once and asks the JVM only
+about the nodes :data:`~headwater.agent.jvm.NODE_LOOKUPS` names, with as few
+py4j round trips as it can (issue 4): the leaves of each plan (the root plan, a
+CTAS query, each subquery, each followed cache) come in one ``collectLeaves()``
+call and are picked by their pre-order position, and a :class:`RelationCache`
+remembers relations across actions. The result, a :class:`PlanCapture`, is
+plain data: recordable as a golden fixture and rebuilt without a JVM.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from headwater.agent.jvm import NODE_LOOKUPS, relation_facts
+from headwater.agent.plan import PlanNode, parse_plan
+
+__all__ = [
+    "CTAS_COMMANDS",
+    "JvmFacts",
+    "PlanCapture",
+    "RelationCache",
+    "capture_plan",
+    "resolve",
+]
+
+logger = logging.getLogger(__name__)
+
+#: node.key -> facts for that node (plain values only).
+JvmFacts = dict[str, dict[str, Any]]
+
+
+class PlanCapture:
+    """A plan tree plus the JVM facts for its nodes.
+
+    ``raw`` keeps the JSON each tree was parsed from (the root plan under
+    ``"root"``, followed cached plans under their node's key), so a capture can be
+    recorded as a golden fixture and rebuilt without a JVM.
+    """
+
+    def __init__(self, tree: PlanNode, facts: JvmFacts, raw: dict[str, Any] | None = None) -> None:
+        self.tree = tree
+        self.facts = facts
+        self.raw = raw or {}
+
+    def facts_for(self, node: PlanNode) -> dict[str, Any]:
+        return self.facts.get(node.key, {})
+
+    def to_json(self) -> dict[str, Any]:
+        """A recordable form (used for golden fixtures)."""
+        return {"plans": self.raw, "facts": self.facts}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PlanCapture:
+        """Rebuild a recorded capture (see :meth:`to_json`)."""
+        plans = data["plans"]
+        tree = parse_plan(plans["root"])
+        if "field:query" in plans:
+            tree.inner["query"] = parse_plan(plans["field:query"], _QUERY_PATH)
+        pending = True
+        while pending:
+            pending = False
+            for node in list(tree.walk()):
+                cached_key = f"{node.key}/cached:None" if node.path else "cached:None"
+                if node.cls == "InMemoryRelation" and "cached" not in node.inner and cached_key in plans:
+                    node.inner["cached"] = parse_plan(plans[cached_key], (*node.path, ("cached", None)))
+                    pending = True
+        return cls(tree, data.get("facts", {}), plans)
+
+
+def resolve(root: Any, path: tuple[tuple[str, Any], ...], cache: dict[tuple, Any]) -> Any:
+    """The JVM object at ``path`` below ``root``; prefixes are cached in ``cache``."""
+    current = root
+    for depth in range(len(path)):
+        prefix = path[: depth + 1]
+        if prefix in cache:
+            current = cache[prefix]
+            continue
+        kind, value = path[depth]
+        if kind == "child":
+            current = current.children().apply(value)
+        elif kind == "field":
+            current = getattr(current, value)()
+        elif kind == "cached":
+            current = current.cacheBuilder().logicalPlan()
+        elif kind == "subquery":
+            current = current.subqueries().apply(value)
+        else:  # pragma: no cover - paths are built by parse_plan/capture_plan only
+            raise ValueError(f"unknown path step {kind!r}")
+        cache[prefix] = current
+    return current
+
+
+#: Commands whose ``query`` the optimized plan still holds in analyzed form.
+CTAS_COMMANDS = frozenset(
+    {
+        "CreateDataSourceTableAsSelectCommand",
+        "CreateHiveTableAsSelectCommand",
+        "OptimizedCreateHiveTableAsSelectCommand",
+    }
+)
+_QUERY_PATH = (("field", "query"),)
+
+
+class RelationCache:
+    """JVM facts of leaf relations, shared across actions (bounded).
+
+    Keyed by the relation's own JSON, whose output ``exprId`` values are unique to one
+    relation instance in the JVM: the same key means the same (immutable) relation
+    object, so its paths cannot have changed. A pipeline that reads the same
+    DataFrame in many actions asks the JVM about it once.
+    """
+
+    def __init__(self, max_entries: int = 512) -> None:
+        self._entries: dict[str, dict[str, Any]] = {}
+        self._max = max_entries
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        with self._lock:
+            return self._entries.get(key)
+
+    def put(self, key: str, facts: dict[str, Any]) -> None:
+        with self._lock:
+            if len(self._entries) >= self._max:
+                self._entries.clear()
+            self._entries[key] = facts
+
+
+#: Leaf classes whose facts depend only on the (immutable) relation object.
+_CACHEABLE = frozenset({"LogicalRelation", "HiveTableRelation", "LogicalRDD"})
+
+
+def _relation_key(node: PlanNode) -> str:
+    return node.cls + json.dumps(node.fields, sort_keys=True, default=str)
+
+
+def _plan_roots(tree: PlanNode) -> list[PlanNode]:
+    """``tree`` and every plan held inside it (CTAS query, subqueries), not cached plans."""
+    roots = [tree]
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        for key, inner in node.inner.items():
+            if key != "cached":
+                roots.append(inner)
+                stack.append(inner)
+    return roots
+
+
+def _children_preorder(root: PlanNode) -> list[PlanNode]:
+    """Nodes reached through ``children`` only, pre-order (as ``TreeNode.foreach``)."""
+    order: list[PlanNode] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        stack.extend(reversed(node.children))
+    return order
+
+
+def capture_plan(
+    jplan: Any,
+    max_cached_depth: int = 8,
+    optimize: Callable[[Any], Any] | None = None,
+    relations: RelationCache | None = None,
+) -> PlanCapture:
+    """Serialise ``jplan`` once, then fetch JVM facts for the nodes that need them.
+
+    py4j round trips are the cost here (issue 4): the leaves of each plan come in
+    one ``collectLeaves()`` call and are picked by their pre-order position,
+    instead of walking ``children()`` node by node; relations seen before (same
+    JSON, so the same JVM object) come from ``relations`` without any call.
+
+    Cached relations (``InMemoryRelation``) are followed to the plan that filled
+    the cache, which becomes the node's ``cached`` inner plan. A CTAS keeps its
+    query analyzed (not optimized) inside the optimized plan; with ``optimize``
+    (the session optimizer) that query is replaced by its optimized form, whose
+    inferred filters and pruned columns are what the action really read.
+    """
+    root_json = json.loads(jplan.toJSON())
+    tree = parse_plan(root_json)
+    raw: dict[str, Any] = {"root": root_json}
+    facts: JvmFacts = {}
+    cache: dict[tuple, Any] = {}
+    if optimize is not None and tree.cls in CTAS_COMMANDS and "query" in tree.inner:
+        try:
+            query = optimize(jplan.query())
+            query_json = json.loads(query.toJSON())
+            tree.inner["query"] = parse_plan(query_json, _QUERY_PATH)
+            raw["field:query"] = query_json
+            cache[_QUERY_PATH] = query
+        except Exception:
+            logger.debug("could not optimize the CTAS query", exc_info=True)
+    pending = [tree]
+    depth = 0
+    while pending and depth <= max_cached_depth:
+        next_round: list[PlanNode] = []
+        for subtree in pending:
+            for plan_root in _plan_roots(subtree):
+                _fetch_facts(jplan, plan_root, facts, cache, relations, raw, next_round)
+        pending = next_round
+        depth += 1
+    return PlanCapture(tree, facts, raw)
+
+
+def _fetch_facts(
+    jplan: Any,
+    plan_root: PlanNode,
+    facts: JvmFacts,
+    cache: dict[tuple, Any],
+    relations: RelationCache | None,
+    raw: dict[str, Any],
+    next_round: list[PlanNode],
+) -> None:
+    """Facts for the nodes of one plan (children only; inner plans are their own roots)."""
+    wanted: list[tuple[PlanNode, int | None]] = []
+    leaf_count = 0
+    for node in _children_preorder(plan_root):
+        index = None
+        if not node.children:
+            index = leaf_count
+            leaf_count += 1
+        if (node.cls == "InMemoryRelation" and "cached" not in node.inner) or node.cls in NODE_LOOKUPS:
+            wanted.append((node, index))
+    if not wanted:
+        return
+    leaves: list[Any] = []  # [the JVM leaves Seq] once fetched
+
+    def jvm_node(node: PlanNode, index: int | None) -> Any:
+        if index is not None:
+            if not leaves:
+                found = resolve(jplan, plan_root.path, cache).collectLeaves()
+                # A count that differs means the JSON and the JVM disagree on the tree:
+                # fall back to walking the path rather than pick a wrong leaf.
+                leaves.append(found if int(found.size()) == leaf_count else None)
+            if leaves[0] is not None:
+                return leaves[0].apply(index)
+        return resolve(jplan, node.path, cache)
+
+    for node, index in wanted:
+        if node.cls == "InMemoryRelation":
+            try:
+                cached_path = (*node.path, ("cached", None))
+                cached = jvm_node(node, index).cacheBuilder().logicalPlan()
+                cache[cached_path] = cached
+                cached_json = json.loads(cached.toJSON())
+                inner = parse_plan(cached_json, cached_path)
+                raw[inner.key] = cached_json
+                node.inner["cached"] = inner
+                next_round.append(inner)
+            except Exception:
+                logger.debug("could not follow cached relation %s", node.key, exc_info=True)
+            continue
+        key = _relation_key(node) if relations is not None and node.cls in _CACHEABLE else None
+        if key is not None:
+            known = relations.get(key)  # type: ignore[union-attr]
+            if known is not None:
+                facts[node.key] = known
+                continue
+        try:
+            jnode = jvm_node(node, index)
+            if node.cls == "LogicalRelation":
+                found_facts = relation_facts(jnode, node.fields)
+            else:
+                found_facts = NODE_LOOKUPS[node.cls](jnode)
+            facts[node.key] = found_facts
+            if key is not None:
+                relations.put(key, found_facts)  # type: ignore[union-attr]
+        except Exception:
+            logger.debug("JVM look-up failed for %s at %s", node.cls, node.key, exc_info=True)
