@@ -1,12 +1,14 @@
 """The :class:`Store`: headwater's write path into SQLite or PostgreSQL.
 
 Concurrency: any number of threads may call :meth:`Store.record_events`.
-Callers parse their events, queue them and wait; one writer thread (started
-on first use, stopped by :meth:`Store.close`) drains the queue and writes
-everything queued in *one* transaction (group commit), so 16 single-event
-callers cost about one commit, not 16. One writer is also what SQLite wants.
-If a combined transaction fails, each queued call is retried alone so one bad
-call cannot fail its neighbours, and every call stays all-or-nothing.
+Callers parse their events and gather their facts, then queue them. A caller
+that finds nobody writing becomes the leader: in its own thread it writes
+everything queued so far in *one* transaction (group commit), while callers
+arriving meanwhile queue for the next leader. So 16 single-event callers cost
+about one commit, not 16, one transaction at a time is what SQLite wants,
+and no thread hand-off is paid when calls come one at a time. If a combined
+transaction fails, each queued call is retried alone so one bad call cannot
+fail its neighbours, and every call stays all-or-nothing.
 """
 
 from __future__ import annotations
@@ -15,10 +17,9 @@ import fcntl
 import logging
 import os
 import threading
-import time
-from contextlib import contextmanager
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
@@ -34,10 +35,6 @@ __all__ = ["RecordResult", "Store"]
 
 logger = logging.getLogger(__name__)
 
-# Longest the writer waits for callers still parsing before it commits a group.
-GROUP_WAIT_S = 0.005
-
-
 @dataclass(frozen=True)
 class RecordResult:
     """The outcome of recording one event."""
@@ -52,7 +49,7 @@ class _Pending:
 
     parsed: list[ParsedEvent]
     facts: Facts
-    done: threading.Event = field(default_factory=threading.Event)
+    done: bool = False
     results: list[RecordResult] | None = None
     error: BaseException | None = None
 
@@ -76,9 +73,8 @@ class Store:
         self._writer = Writer(self.dialect)
         self._cond = threading.Condition()
         self._queue: list[_Pending] = []
-        self._parsing = 0  # callers between entering record_events and queueing
+        self._writing = False  # a caller is writing a group now
         self._closed = False
-        self._thread: threading.Thread | None = None
         self._write_lock_path = _write_lock_path(engine)
 
     @classmethod
@@ -108,13 +104,11 @@ class Store:
         return cls(engine)
 
     def close(self) -> None:
-        """Finish queued writes, stop the writer thread and release connections."""
+        """Refuse new writes, let queued ones finish and release connections."""
         with self._cond:
             self._closed = True
-            thread = self._thread
-            self._cond.notify_all()
-        if thread is not None:
-            thread.join()
+            while self._writing or self._queue:
+                self._cond.wait()
         self.engine.dispose()
 
     def __enter__(self) -> Store:
@@ -132,58 +126,35 @@ class Store:
         cannot index (before anything is written) and
         :class:`~headwater.errors.StoreError` when the database fails.
         """
+        parsed = [parse_event(event) for event in events]
+        if not parsed:
+            return []
+        # Gathered before queueing, so the transaction (which holds the
+        # database's write lock) has less to do.
+        pending = _Pending(parsed, Facts.of(parsed))
         with self._cond:
-            self._parsing += 1
-        try:
-            parsed = [parse_event(event) for event in events]
-            # Gathered here, in the caller's thread, so the writer (which holds
-            # the database's write lock) has less to do.
-            facts = Facts.of(parsed)
-        except BaseException:
-            with self._cond:
-                self._parsing -= 1
-                self._cond.notify_all()
-            raise
-        pending = _Pending(parsed, facts)
-        with self._cond:
-            # Leaving "parsing" and joining the queue in one step, so the
-            # writer never sees this caller in neither.
-            self._parsing -= 1
-            self._cond.notify_all()
-            if not parsed:
-                return []
             if self._closed:
                 raise StoreError("the store is closed")
             self._queue.append(pending)
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._write_loop, name="headwater-store-writer", daemon=True)
-                self._thread.start()
-            self._cond.notify_all()
-        pending.done.wait()
+            while not pending.done:
+                if self._writing:
+                    self._cond.wait()
+                    continue
+                # Nobody is writing: this caller leads, writing everything
+                # queued so far (its own call included) in its own thread.
+                group, self._queue = self._queue, []
+                self._writing = True
+                self._cond.release()
+                try:
+                    self._write_group(group)
+                finally:
+                    self._cond.acquire()
+                    self._writing = False
+                    self._cond.notify_all()
         if pending.error is not None:
             raise pending.error
         assert pending.results is not None
         return pending.results
-
-    def _write_loop(self) -> None:
-        """The writer thread: drain the queue, one transaction per group."""
-        while True:
-            with self._cond:
-                while not self._queue and not self._closed:
-                    self._cond.wait()
-                if not self._queue:
-                    return  # closed and drained
-                # Callers still parsing their events get a moment to join the
-                # group (bounded by GROUP_WAIT_S); a lone caller never waits.
-                deadline = time.monotonic() + GROUP_WAIT_S
-                while self._parsing and not self._closed:
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        break
-                    self._cond.wait(left)
-                group, self._queue = self._queue, []
-            self._write_group(group)
 
     def _write_group(self, group: list[_Pending]) -> None:
         try:
@@ -202,7 +173,7 @@ class Store:
                         pending.error = single
         finally:
             for pending in group:
-                pending.done.set()
+                pending.done = True
 
     def _write_transaction(self, group: list[_Pending], prepared: bool) -> None:
         """One transaction for ``group``; with ``prepared``, using the callers' facts.
