@@ -119,15 +119,12 @@ class Agent:
             self._log_once("emitting", exc)
 
     def _handle(self, item: Any) -> None:
-        from headwater.agent.actions import action_events
+        from headwater.agent.actions import action_events, rdd_save_events
         from headwater.agent.listener import PendingAction
+        from headwater.agent.rdds import RddSavePhase
         from headwater.agent.visitors import VisitContext
 
-        from headwater.agent.rdds import RddSavePhase
-
         if isinstance(item, RddSavePhase):
-            from headwater.agent.actions import rdd_save_events
-
             for event in rdd_save_events(item, self.model, getattr(self.config, "remove_path_pattern", None)):
                 self._emit(event)
             return
@@ -282,7 +279,9 @@ def _rdd_save_ends(token: Any, error: BaseException | None) -> None:
         agent, save = token
         save.end_time = time.time()
         if error is not None:
-            save.error = (str(error) or repr(error), None)
+            # A py4j error's text carries the Java stack trace after the message.
+            text = str(error) or repr(error)
+            save.error = (text.split("\n\tat ", 1)[0].strip(), text)
         agent._worker.submit(RddSavePhase(save, "END"))
     except Exception:
         logger.debug("headwater agent: could not note the end of an RDD save", exc_info=True)
