@@ -17,6 +17,7 @@ from fastapi import FastAPI
 from headwater import __version__
 from headwater.config import Settings
 from headwater.server.coalesce import Coalescer
+from headwater.server.fastpath import IngestFastPath
 from headwater.server.handlers import install_handlers
 
 if TYPE_CHECKING:
@@ -70,6 +71,8 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     app.state.api_key_bytes = settings.api_key.encode("utf-8") if settings.api_key else None
     install_handlers(app)
     _include_routes(app)
+    # Ingestion skips FastAPI's routing and dependency solving (same handlers).
+    app.add_middleware(IngestFastPath)
     from headwater.ui import mount_ui  # web UI (helper E): last, so every API route matches first
 
     mount_ui(app)

@@ -35,6 +35,7 @@ __all__ = [
     "BodyTooLarge",
     "RequestError",
     "error_body",
+    "headwater_error_response",
     "install_handlers",
 ]
 
@@ -89,7 +90,8 @@ def _location(loc: tuple[Any, ...]) -> str:
     return out
 
 
-async def _headwater_error(request: Request, exc: Exception) -> JSONResponse:
+async def headwater_error_response(request: Request, exc: Exception) -> JSONResponse:
+    """The response to a :class:`~headwater.errors.HeadwaterError` (see the module doc)."""
     if isinstance(exc, RequestError):
         headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, AuthError) else None
         return JSONResponse(error_body(str(exc), exc.field), exc.status_code, headers=headers)
@@ -124,7 +126,7 @@ async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
 
 def install_handlers(app: FastAPI) -> None:
     """Register the JSON error handlers on ``app``."""
-    app.add_exception_handler(HeadwaterError, _headwater_error)
+    app.add_exception_handler(HeadwaterError, headwater_error_response)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, _unexpected)
