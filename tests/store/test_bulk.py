@@ -26,13 +26,19 @@ def _rows() -> list[dict[str, object]]:
              "event_hash": f"{i:064d}"} for i, payload in enumerate(PAYLOADS)]
 
 
-def test_bulk_insert_then_read_by_ids_match_sqlalchemy(db_url: str) -> None:
+def _stored(db_url: str) -> tuple[Store, list[dict[str, object]]]:
+    """A store holding ``_rows()`` written by BulkStatement."""
     store = Store.open(db_url)
+    rows = _rows()
+    with store.engine.begin() as conn:
+        stmt = insert(conn.dialect.name, t.facets)
+        BulkStatement(stmt, list(rows[0]), conn.dialect, t.facets).execute(conn, rows)
+    return store, rows
+
+
+def test_bulk_insert_then_read_by_ids_match_sqlalchemy(db_url: str) -> None:
+    store, rows = _stored(db_url)
     try:
-        rows = _rows()
-        with store.engine.begin() as conn:
-            stmt = insert(conn.dialect.name, t.facets)
-            BulkStatement(stmt, list(rows[0]), conn.dialect, t.facets).execute(conn, rows)
         select = sa.select(t.facets.c.run_uuid, t.facets.c.payload, t.facets.c.event_time,
                            t.facets.c.event_hash).where(
             t.facets.c.run_uuid.in_(sa.bindparam("ids", expanding=True)),
@@ -53,12 +59,9 @@ def test_bulk_insert_then_read_by_ids_match_sqlalchemy(db_url: str) -> None:
 
 
 def test_update_by_ids_changes_only_those_rows(db_url: str) -> None:
-    store = Store.open(db_url)
+    store, _ = _stored(db_url)
     try:
-        rows = _rows()
         with store.engine.begin() as conn:
-            stmt = insert(conn.dialect.name, t.facets)
-            BulkStatement(stmt, list(rows[0]), conn.dialect, t.facets).execute(conn, rows)
             update = t.facets.update().where(
                 t.facets.c.run_uuid.in_(sa.bindparam("ids", expanding=True))).values(name="y")
             assert IdsStatement(update, conn.dialect).run(conn, ["run-1", "run-3"]) == []
