@@ -22,7 +22,7 @@ read path (plain SQLAlchemy) reads them back unchanged:
 from __future__ import annotations
 
 from collections import namedtuple
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from functools import lru_cache
 from operator import itemgetter
@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 import sqlalchemy as sa
 
-__all__ = ["BulkStatement", "IdsStatement", "json_text", "sqlite_time"]
+__all__ = ["BulkStatement", "IdsStatement", "copy_rows", "json_text", "sqlite_time"]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -233,3 +233,24 @@ def _json_value(text: Any) -> Any:
 
 def _sqlite_datetime(text: Any) -> Any:
     return datetime.fromisoformat(text) if isinstance(text, str) else text
+
+
+def copy_rows(conn: sa.Connection, table: sa.Table, columns: Sequence[str],
+              rows: Iterable[dict[str, Any]]) -> None:
+    """Append ``rows`` to ``table`` with PostgreSQL's COPY (plain inserts only).
+
+    For append-only rows that never conflict, COPY costs the server a few
+    microseconds a row where an INSERT, even pipelined, costs tens.
+    """
+    names = ", ".join(columns)
+    take = itemgetter(*columns)
+    cursor = conn.connection.cursor()
+    sql = f"COPY {table.name} ({names}) FROM STDIN"
+    try:
+        with cursor.copy(sql) as copy:  # type: ignore[attr-defined]
+            for row in rows:
+                copy.write_row(take(row))
+    except conn.dialect.loaded_dbapi.Error as exc:
+        raise sa.exc.DBAPIError.instance(sql, None, exc, conn.dialect.loaded_dbapi.Error) from exc
+    finally:
+        cursor.close()

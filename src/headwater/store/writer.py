@@ -20,7 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.store import derive, dialects, rules
-from headwater.store.bulk import BulkStatement, IdsStatement
+from headwater.store.bulk import BulkStatement, IdsStatement, copy_rows
 from headwater.store import tables as t
 from headwater.store.extract import DatasetKey, Facts, ParsedEvent
 from headwater.store.merge import MergeRule, upsert_statement
@@ -228,7 +228,12 @@ class Writer:
         self.upsert(conn, rules.TAG_ASSIGNMENTS, _with_ids(
             facts.table_rows(rules.TAG_ASSIGNMENTS), ("tag", "tag_id", tag)))
         self.upsert(conn, rules.FACETS, list(facts.table_rows(rules.FACETS).values()))
-        if facts.subjects:
+        if not facts.subjects:
+            return
+        if self.dialect == "postgresql":
+            copy_rows(conn, t.event_subjects, ("subject", "event_time", "event_hash"),
+                      facts.subjects.values())
+        else:
             self.bulk(conn, "event_subjects", t.event_subjects, t.event_subjects.insert(),
                       list(facts.subjects.values()))
 
