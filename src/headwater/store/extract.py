@@ -192,7 +192,13 @@ class Facts:
         return out
 
     def put(self, rule: MergeRule, key: Any, row: dict[str, Any]) -> None:
-        merge_into(self.rows.setdefault(rule.table.name, {}), key, row, rule)
+        rows = self.rows.get(rule.table.name)
+        if rows is None:
+            rows = self.rows[rule.table.name] = {}
+        if key in rows:
+            merge_into(rows, key, row, rule)
+        else:
+            rows[key] = row
 
     def table_rows(self, rule: MergeRule) -> dict[Any, dict[str, Any]]:
         return self.rows.get(rule.table.name, {})
@@ -361,8 +367,9 @@ class Facts:
         schema = facets.get("schema")
         if isinstance(schema, _MAP):
             for f in schema.get("fields") or ():
-                # Most fields have no tags: test that first.
-                if isinstance(f, _MAP) and f.get("tags") and isinstance(f.get("name"), str):
+                # Most fields are plain dicts without tags: test that first.
+                if (type(f) is dict or isinstance(f, Mapping)) and f.get("tags") \
+                        and isinstance(f.get("name"), str):
                     self._tags(field_node(key[0], key[1], f["name"]), {"tags": f["tags"]}, ev, None)
 
     def _column_lineage(self, target: DatasetKey, facet: Any, ev: ParsedEvent) -> None:
