@@ -76,3 +76,24 @@ def test_scalar_subqueries_are_inputs_with_direct_and_indirect_lineage(
     assert ("INDIRECT", "FILTER") in _dataset_transformations(output, t, "y")
     assert ("INDIRECT", "FILTER") in _dataset_transformations(output, s, "a")
     assert _dataset_transformations(output, t, "x") == set()
+
+
+def test_reads_with_one_schema_keep_their_own_paths_across_actions(
+    spark: Any, lineage: Any, tmp_path: Path
+) -> None:
+    # Relations are remembered across actions and repeated reads share a look-up:
+    # two directories with the same columns must still come out as two inputs.
+    first, second = str(tmp_path / "first"), str(tmp_path / "second")
+    for path in (first, second):
+        spark.createDataFrame([(1, "a")], ["k", "v"]).write.parquet(path)
+    a, b = spark.read.parquet(first), spark.read.parquet(second)
+    for number in range(2):
+        a.union(a).union(b).write.parquet(str(tmp_path / f"out{number}"))
+    for number in range(2):
+        out = str(tmp_path / f"out{number}")
+        complete = [e for e in lineage.action_events() if e["eventType"] == "COMPLETE" and e["outputs"]
+                    and e["outputs"][0]["name"] == out]
+        assert len(complete) == 1
+        assert sorted(i["name"] for i in complete[0]["inputs"]) == [first, second]
+        lineage_k = complete[0]["outputs"][0]["facets"]["columnLineage"]["fields"]["k"]["inputFields"]
+        assert sorted(i["name"] for i in lineage_k) == [first, second]

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from headwater.agent.jvm import NODE_LOOKUPS, relation_facts
+from headwater.agent.jvm import NODE_LOOKUPS, base_relation_facts, relation_facts
 from headwater.agent.plan import PlanNode, parse_plan
 
 __all__ = [
@@ -138,6 +138,18 @@ _CACHEABLE = frozenset({"LogicalRelation", "HiveTableRelation", "LogicalRDD"})
 
 def _relation_key(node: PlanNode) -> str:
     return node.cls + json.dumps(node.fields, sort_keys=True, default=str)
+
+
+def _shared_relation_key(node: PlanNode, relation_hash: int) -> str:
+    """A key for the relation object under a ``LogicalRelation`` read more than once.
+
+    Spark gives each repeated read of one DataFrame in a query (a self-union, a
+    self-join) new ``exprId`` values but keeps the relation object. Its hash (a
+    file relation hashes its file index, which hashes its root paths) plus the
+    columns it declares finds it again with one call instead of three.
+    """
+    columns = [(a.name, a.fields.get("dataType")) for a in node.output()]
+    return f"{relation_hash}:{json.dumps(columns, default=str)}"
 
 
 def _plan_roots(tree: PlanNode) -> list[PlanNode]:
@@ -266,7 +278,14 @@ def _fetch_facts(
                 continue
         try:
             jnode = jvm_node(node, index)
-            if node.cls == "LogicalRelation":
+            if node.cls == "LogicalRelation" and relations is not None and not isinstance(
+                node.fields.get("catalogTable"), dict
+            ):
+                relation = jnode.relation()
+                shared = _shared_relation_key(node, int(relation.hashCode()))
+                found_facts = relations.get(shared) or base_relation_facts(relation)
+                relations.put(shared, found_facts)
+            elif node.cls == "LogicalRelation":
                 found_facts = relation_facts(jnode, node.fields)
             else:
                 found_facts = NODE_LOOKUPS[node.cls](jnode)

@@ -19,7 +19,13 @@ from typing import Any
 
 from headwater.agent.rdds import rdd_input_paths
 
-__all__ = ["CatalogLookup", "NODE_LOOKUPS", "executed_plan_facts", "relation_facts"]
+__all__ = [
+    "CatalogLookup",
+    "NODE_LOOKUPS",
+    "base_relation_facts",
+    "executed_plan_facts",
+    "relation_facts",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -35,14 +41,18 @@ def _option(value: Any) -> Any:
 
 
 def relation_facts(node: Any, fields: dict[str, Any]) -> dict[str, Any]:
-    facts: dict[str, Any] = {}
+    """Facts of a ``LogicalRelation``: a catalog table's location, else its relation's."""
     if isinstance(fields.get("catalogTable"), dict):
         # A catalog table: its location is all we need (the JSON names the table).
         table = _option(node.catalogTable())
         if table is not None:
-            facts["location"] = _table_location(table)
-            return facts
-    relation = node.relation()
+            return {"location": _table_location(table)}
+    return base_relation_facts(node.relation())
+
+
+def base_relation_facts(relation: Any) -> dict[str, Any]:
+    """Root paths of a file relation, or the URL and table of a JDBC one."""
+    facts: dict[str, Any] = {}
     try:
         # Most relations are files: ask for their root paths straight away (one call
         # for all of them, not size() + apply(i)) and ask for the class only when
