@@ -18,43 +18,27 @@ is left is small and lives here, each function one transaction:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 
 import sqlalchemy as sa
-from sqlalchemy.exc import SQLAlchemyError
 
-from headwater.errors import NotFoundError, StoreError
+from headwater.errors import NotFoundError
 from headwater.store import dialects
 from headwater.store import tables as t
+from headwater.store.transactions import now_utc, write_transaction
 
 __all__ = ["hide_dataset", "hide_job", "hide_namespace", "put_namespace", "put_source"]
 
 
-def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
-
-
-@contextmanager
-def _writing(engine: sa.Engine) -> Iterator[sa.Connection]:
-    """One write transaction on the store's writer path; database errors become StoreError."""
-    try:
-        with engine.connect() as conn:
-            conn = conn.execution_options(**{dialects.WRITER_OPTION: True})
-            with conn.begin():
-                yield conn
-    except SQLAlchemyError as exc:
-        raise StoreError(str(exc).splitlines()[0]) from exc
 
 
 def put_namespace(
     engine: sa.Engine, name: str, owner_name: str, description: str | None
 ) -> None:
     """Create namespace ``name`` or set its owner and description; shows it if hidden."""
-    now = _now()
+    now = now_utc()
     ns = t.namespaces
-    with _writing(engine) as conn:
+    with write_transaction(engine) as conn:
         stmt = dialects.insert(conn.dialect.name, ns).values(
             name=name, owner_name=owner_name, description=description,
             created_at=now, updated_at=now,
@@ -80,10 +64,10 @@ def put_source(
     The URL follows the sources table's rule (latest by time, then hash), with the
     time of this call, so a later ``dataSource`` facet still wins over it.
     """
-    now = _now()
+    now = now_utc()
     src = t.sources
     url_hash = hashlib.sha256(f"api:{name}:{connection_url}".encode()).hexdigest()
-    with _writing(engine) as conn:
+    with write_transaction(engine) as conn:
         stmt = dialects.insert(conn.dialect.name, src).values(
             name=name, type=source_type, description=description,
             connection_url=connection_url, url_time=now, url_hash=url_hash,
@@ -113,8 +97,8 @@ def _namespace_id(conn: sa.Connection, name: str) -> int:
 
 
 def _hide_one(engine: sa.Engine, table: sa.Table, kind: str, namespace: str, name: str) -> None:
-    now = _now()
-    with _writing(engine) as conn:
+    now = now_utc()
+    with write_transaction(engine) as conn:
         ns_id = _namespace_id(conn, namespace)
         done = conn.execute(
             sa.update(table)
@@ -137,8 +121,8 @@ def hide_job(engine: sa.Engine, namespace: str, name: str) -> None:
 
 def hide_namespace(engine: sa.Engine, name: str) -> None:
     """Soft-delete namespace ``name`` and every dataset and job in it, in one transaction."""
-    now = _now()
-    with _writing(engine) as conn:
+    now = now_utc()
+    with write_transaction(engine) as conn:
         ns_id = _namespace_id(conn, name)
         for table in (t.datasets, t.jobs):
             conn.execute(

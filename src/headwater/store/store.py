@@ -13,12 +13,9 @@ fail its neighbours, and every call stays all-or-nothing.
 
 from __future__ import annotations
 
-import fcntl
 import logging
-import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +26,7 @@ from headwater.errors import HeadwaterError, StoreError
 from headwater.store import dialects
 from headwater.store import tables as t
 from headwater.store.extract import Facts, ParsedEvent, parse_event
+from headwater.store.transactions import cross_process_lock, write_lock_path
 from headwater.store.writer import Writer
 
 __all__ = ["RecordResult", "Store"]
@@ -54,16 +52,6 @@ class _Pending:
     error: BaseException | None = None
 
 
-def _write_lock_path(engine: sa.Engine) -> str | None:
-    """The lock file of a SQLite database file; None for memory or other databases."""
-    if engine.dialect.name != "sqlite":
-        return None
-    database = engine.url.database
-    if not database or database == ":memory:" or database.startswith("file:"):
-        return None
-    return f"{database}-writelock"
-
-
 class Store:
     """headwater's database: open with :meth:`open`, write with :meth:`record_events`."""
 
@@ -75,7 +63,7 @@ class Store:
         self._queue: list[_Pending] = []
         self._writing = False  # a caller is writing a group now
         self._closed = False
-        self._write_lock_path = _write_lock_path(engine)
+        self._write_lock_path = write_lock_path(engine)
 
     @classmethod
     def open(cls, url: str, *, migrate: bool = True) -> Store:
@@ -188,7 +176,9 @@ class Store:
             facts = (group[0].facts if len(group) == 1
                      else Facts.merged(pending.facts for pending in group))
         try:
-            with self._cross_process_lock(), self.engine.connect() as conn:
+            # Several processes may write one SQLite file (serve --workers N):
+            # they take turns through the lock file (see transactions.py).
+            with cross_process_lock(self._write_lock_path), self.engine.connect() as conn:
                 conn = conn.execution_options(**{dialects.WRITER_OPTION: True})
                 with conn.begin():
                     new = self._writer.write(conn, everything, facts)
@@ -207,27 +197,6 @@ class Store:
                 new.discard(ev.event_hash)
                 results.append(RecordResult(ev.event_hash, duplicate=not fresh))
             pending.results = results
-
-    @contextmanager
-    def _cross_process_lock(self) -> Iterator[None]:
-        """Hold the SQLite file's write lock file for one transaction.
-
-        Several processes may write one SQLite file (``headwater serve
-        --workers N``). SQLite alone would make a blocked writer poll with
-        sleeps of up to 100 ms while the lock is long free; an exclusive
-        ``flock`` on a file beside the database wakes the next writer the
-        moment the last one commits. (PostgreSQL needs nothing: its writers
-        do not block each other here.)
-        """
-        if self._write_lock_path is None:
-            yield
-            return
-        fd = os.open(self._write_lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # closing the descriptor releases the lock
 
     # -- reading -------------------------------------------------------------------
 

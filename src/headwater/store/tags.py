@@ -9,40 +9,24 @@ never touch facts derived from events. Tags must exist before they are assigned
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.exc import SQLAlchemyError
 
-from headwater.errors import NotFoundError, StoreError
+from headwater.errors import NotFoundError
 from headwater.store import dialects
 from headwater.store import tables as t
+from headwater.store.transactions import now_utc, write_transaction
 
 __all__ = ["assign_tag", "create_tag", "unassign_tag"]
 
 
-def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
-
-
-@contextmanager
-def _writing(engine: sa.Engine) -> Iterator[sa.Connection]:
-    try:
-        with engine.connect() as conn:
-            conn = conn.execution_options(**{dialects.WRITER_OPTION: True})
-            with conn.begin():
-                yield conn
-    except SQLAlchemyError as exc:
-        raise StoreError(str(exc).splitlines()[0]) from exc
 
 
 def create_tag(engine: sa.Engine, name: str, description: str | None) -> dict[str, Any]:
     """Create tag ``name`` or update its description; return the tag."""
-    now = _now()
-    with _writing(engine) as conn:
+    now = now_utc()
+    with write_transaction(engine) as conn:
         stmt = dialects.insert(conn.dialect.name, t.tags).values(
             name=name, description=description, created_at=now, updated_at=now
         )
@@ -64,8 +48,8 @@ def _tag_id(conn: sa.Connection, name: str) -> int:
 
 def assign_tag(engine: sa.Engine, tag: str, subject: str) -> None:
     """Put ``tag`` on ``subject`` (a ``dataset:``, ``datasetField:`` or ``job:`` node id)."""
-    now = _now()
-    with _writing(engine) as conn:
+    now = now_utc()
+    with write_transaction(engine) as conn:
         tag_id = _tag_id(conn, tag)
         stmt = dialects.insert(conn.dialect.name, t.tag_assignments).values(
             tag_id=tag_id,
@@ -83,7 +67,7 @@ def assign_tag(engine: sa.Engine, tag: str, subject: str) -> None:
 
 def unassign_tag(engine: sa.Engine, tag: str, subject: str) -> None:
     """Take ``tag`` off ``subject``."""
-    with _writing(engine) as conn:
+    with write_transaction(engine) as conn:
         tag_id = _tag_id(conn, tag)
         conn.execute(
             sa.delete(t.tag_assignments).where(

@@ -16,7 +16,7 @@ from headwater.errors import NotFoundError
 from headwater.store import tables as t
 from headwater.store.reads.common import Page, aware, chunks, paged, split_node_key
 from headwater.store.reads.datasets import namespace_id, tags_by_subject
-from headwater.store.reads.parents import job_parents, job_uuid
+from headwater.store.reads.parents import job_parents, job_uuid, latest_runs_per_job
 from headwater.store.reads.runs import run_records
 from headwater.store.reads.visibility import visible
 
@@ -100,21 +100,8 @@ def job_records(
     parents = job_parents(conn, list(node_of))
     latest: dict[int, list[str]] = defaultdict(list)
     if with_runs:
-        ranked = (
-            sa.select(
-                _r.c.job_id,
-                _r.c.uuid,
-                sa.func.row_number()
-                .over(partition_by=_r.c.job_id, order_by=(_r.c.created_at.desc(), _r.c.uuid.desc()))
-                .label("rank"),
-            )
-            .where(_r.c.job_id.in_([row.id for row in rows]))
-            .subquery()
-        )
         for job_id, run_uuid in conn.execute(
-            sa.select(ranked.c.job_id, ranked.c.uuid)
-            .where(ranked.c.rank <= LATEST_RUNS)
-            .order_by(ranked.c.job_id, ranked.c.rank)
+            latest_runs_per_job([row.id for row in rows], LATEST_RUNS)
         ):
             latest[job_id].append(run_uuid)
     runs = {

@@ -24,7 +24,9 @@ import sqlalchemy as sa
 from headwater.store import tables as t
 from headwater.store.reads.common import Page, chunks, paged
 
-__all__ = ["ParentRef", "child_run_rows", "job_parents", "job_uuid", "run_parents"]
+__all__ = [
+    "ParentRef", "child_run_rows", "job_parents", "job_uuid", "latest_runs_per_job", "run_parents",
+]
 
 _r, _j, _ns, _f = t.runs, t.jobs, t.namespaces, t.facets
 
@@ -116,23 +118,32 @@ def _jobs_of_runs(conn: sa.Connection, run_uuids: Sequence[str]) -> dict[str, tu
     return result
 
 
+def latest_runs_per_job(job_ids: Sequence[int], most: int, *conditions: Any) -> sa.Select[Any]:
+    """(job_id, run uuid) of each job's ``most`` newest runs meeting ``conditions``.
+
+    Newest by (created_at, uuid); ordered by job, newest first.
+    """
+    ranked = (
+        sa.select(
+            _r.c.job_id,
+            _r.c.uuid,
+            sa.func.row_number()
+            .over(partition_by=_r.c.job_id, order_by=(_r.c.created_at.desc(), _r.c.uuid.desc()))
+            .label("rank"),
+        )
+        .where(_r.c.job_id.in_(job_ids), *conditions)
+        .subquery()
+    )
+    return (sa.select(ranked.c.job_id, ranked.c.uuid).where(ranked.c.rank <= most)
+            .order_by(ranked.c.job_id, ranked.c.rank))
+
+
 def job_parents(conn: sa.Connection, job_ids: Sequence[int]) -> dict[int, tuple[str, str]]:
     """Each job's parent job (namespace, name), from its latest run that has a parent."""
     latest: dict[int, str] = {}
     for batch in chunks(sorted(set(job_ids))):
-        ranked = (
-            sa.select(
-                _r.c.job_id,
-                _r.c.uuid,
-                sa.func.row_number()
-                .over(partition_by=_r.c.job_id, order_by=(_r.c.created_at.desc(), _r.c.uuid.desc()))
-                .label("rank"),
-            )
-            .where(_r.c.job_id.in_(batch), _r.c.parent_run_uuid.is_not(None))
-            .subquery()
-        )
         for job_id, run_uuid in conn.execute(
-            sa.select(ranked.c.job_id, ranked.c.uuid).where(ranked.c.rank == 1)
+            latest_runs_per_job(batch, 1, _r.c.parent_run_uuid.is_not(None))
         ):
             latest[job_id] = run_uuid
     parents = run_parents(conn, list(latest.values()))

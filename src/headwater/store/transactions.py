@@ -1,0 +1,73 @@
+"""Write transactions outside the event write path, and the SQLite lock they share.
+
+The event write path (:class:`~headwater.store.Store`) and the API's few other
+writes (tags, namespace/source metadata, soft deletes) take the same
+cross-process write lock, so that on SQLite with ``headwater serve --workers
+N`` a writer waiting for another process wakes the moment that one commits
+(SQLite alone would make it poll with sleeps of up to 100 ms).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+from sqlalchemy.exc import SQLAlchemyError
+
+from headwater.errors import StoreError
+from headwater.store import dialects
+
+__all__ = ["cross_process_lock", "now_utc", "write_lock_path", "write_transaction"]
+
+
+def now_utc() -> datetime:
+    """Now as the store keeps times: naive UTC."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def write_lock_path(engine: sa.Engine) -> str | None:
+    """The lock file of a SQLite database file; None for memory or other databases."""
+    if engine.dialect.name != "sqlite":
+        return None
+    database = engine.url.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return f"{database}-writelock"
+
+
+@contextmanager
+def cross_process_lock(path: str | None) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``path`` (nothing when ``path`` is None).
+
+    The kernel wakes the next process waiting for it as soon as this one
+    releases it. (PostgreSQL needs nothing: its writers do not block each
+    other here.)
+    """
+    if path is None:
+        yield
+        return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+@contextmanager
+def write_transaction(engine: sa.Engine) -> Iterator[sa.Connection]:
+    """One write transaction (SQLite: BEGIN IMMEDIATE under the write lock).
+
+    Database errors become :class:`~headwater.errors.StoreError`.
+    """
+    try:
+        with cross_process_lock(write_lock_path(engine)), engine.connect() as conn:
+            conn = conn.execution_options(**{dialects.WRITER_OPTION: True})
+            with conn.begin():
+                yield conn
+    except SQLAlchemyError as exc:
+        raise StoreError(str(exc).splitlines()[0]) from exc
