@@ -30,8 +30,6 @@ from headwater.store.transactions import now_utc, write_transaction
 __all__ = ["hide_dataset", "hide_job", "hide_namespace", "put_namespace", "put_source"]
 
 
-
-
 def put_namespace(
     engine: sa.Engine, name: str, owner_name: str, description: str | None
 ) -> None:

@@ -22,7 +22,8 @@ read path (plain SQLAlchemy) reads them back unchanged:
 from __future__ import annotations
 
 from collections import namedtuple
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from functools import lru_cache
 from operator import itemgetter
@@ -46,6 +47,22 @@ def sqlite_time(value: datetime | None) -> str | None:
 def json_text(value: Any) -> str:
     """A JSON column's value as text (``None`` is JSON ``null``)."""
     return orjson.dumps(value).decode()
+
+
+@contextmanager
+def _driver_cursor(conn: sa.Connection, sql: str) -> Iterator[Any]:
+    """A driver cursor on ``conn``'s transaction, for running ``sql``.
+
+    Driver errors come out as the exception SQLAlchemy would raise, so callers
+    see one kind whichever way a statement ran.
+    """
+    cursor = conn.connection.cursor()
+    try:
+        yield cursor
+    except conn.dialect.loaded_dbapi.Error as exc:
+        raise sa.exc.DBAPIError.instance(sql, None, exc, conn.dialect.loaded_dbapi.Error) from exc
+    finally:
+        cursor.close()
 
 
 class BulkStatement:
@@ -121,8 +138,7 @@ class BulkStatement:
 
     def _run(self, conn: sa.Connection, rows: Sequence[dict[str, Any]], each: bool) -> list[int]:
         params = self.params(rows)
-        cursor = conn.connection.cursor()
-        try:
+        with _driver_cursor(conn, self.sql) as cursor:
             if not each:
                 cursor.executemany(self.sql, params)
                 return []
@@ -131,12 +147,6 @@ class BulkStatement:
                 cursor.execute(self.sql, one)
                 counts.append(cursor.rowcount)
             return counts
-        except conn.dialect.loaded_dbapi.Error as exc:
-            # The same exception SQLAlchemy would raise, so callers see one kind.
-            raise sa.exc.DBAPIError.instance(
-                self.sql, None, exc, conn.dialect.loaded_dbapi.Error) from exc
-        finally:
-            cursor.close()
 
 
 _MARKER = "__[POSTCOMPILE_ids]"
@@ -203,17 +213,11 @@ class IdsStatement:
     def run(self, conn: sa.Connection, ids: Sequence[Any]) -> list[Any]:
         """Execute for ``ids`` (non-empty) in ``conn``'s transaction; the rows of a SELECT."""
         sql = self._statement(len(ids))
-        cursor = conn.connection.cursor()
-        try:
+        with _driver_cursor(conn, sql) as cursor:
             cursor.execute(sql, self._params(ids))
             if self.row_type is None:
                 return []
             raw = cursor.fetchall()
-        except conn.dialect.loaded_dbapi.Error as exc:
-            raise sa.exc.DBAPIError.instance(
-                sql, None, exc, conn.dialect.loaded_dbapi.Error) from exc
-        finally:
-            cursor.close()
         make = self.row_type._make
         if not self.converters:
             return [make(row) for row in raw]
@@ -242,15 +246,8 @@ def copy_rows(conn: sa.Connection, table: sa.Table, columns: Sequence[str],
     For append-only rows that never conflict, COPY costs the server a few
     microseconds a row where an INSERT, even pipelined, costs tens.
     """
-    names = ", ".join(columns)
     take = itemgetter(*columns)
-    cursor = conn.connection.cursor()
-    sql = f"COPY {table.name} ({names}) FROM STDIN"
-    try:
-        with cursor.copy(sql) as copy:  # type: ignore[attr-defined]
-            for row in rows:
-                copy.write_row(take(row))
-    except conn.dialect.loaded_dbapi.Error as exc:
-        raise sa.exc.DBAPIError.instance(sql, None, exc, conn.dialect.loaded_dbapi.Error) from exc
-    finally:
-        cursor.close()
+    sql = f"COPY {table.name} ({', '.join(columns)}) FROM STDIN"
+    with _driver_cursor(conn, sql) as cursor, cursor.copy(sql) as copy:
+        for row in rows:
+            copy.write_row(take(row))

@@ -31,13 +31,12 @@ import sqlalchemy as sa
 from headwater.store import derive_sql, rules
 from headwater.store import tables as t
 from headwater.store.extract import (
-    DATASET_DERIVED_FACETS,
-    VERSION_DERIVED_FACETS,
     Facts,
     dataset_node,
     job_node,
     parse_time,
     run_node,
+    text_or_none,
 )
 from headwater.store.merge import merge_into
 
@@ -116,15 +115,6 @@ def _get(payload: Any, *path: str) -> Any:
     return payload
 
 
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _fields(schema: Any) -> list[Any] | None:
-    value = _get(schema, "fields")
-    return value if isinstance(value, list) else None
-
-
 def _datasets(conn: sa.Connection, writer: Writer, ids: list[int]) -> None:
     sql = derive_sql.statements_for(writer.dialect)
     changed = [(row.id, row.fields) for row in writer.by_ids(
@@ -154,12 +144,11 @@ def _runs(conn: sa.Connection, writer: Writer, facts: Facts, run_uuids: list[str
     # Nominal times and parents change only with the facets they come from:
     # read those back only for runs whose batch brought one.
     batch_facets = facts.table_rows(rules.FACETS)
-    carried = [u for u in run_uuids if any(
-        ("run", run_node(u), "", name) in batch_facets for name in _RUN_FACETS)]
+    carried = {u for u in run_uuids if any(
+        ("run", run_node(u), "", name) in batch_facets for name in _RUN_FACETS)}
     facets = (_latest_facets(conn, "run", [run_node(u) for u in carried], list(_RUN_FACETS))
               if carried else {})
-    carried_set = set(carried)
-    locations = {row.run_uuid: _str(_get(row.payload, "url"))
+    locations = {row.run_uuid: text_or_none(_get(row.payload, "url"))
                  for row in writer.by_ids(conn, "runs:locations", _LOCATIONS, run_uuids)}
     io: dict[str, tuple[list[str], list[str]]] = {u: ([], []) for u in run_uuids}
     for row in writer.by_ids(conn, "runs:io", _RUN_IO, run_uuids):
@@ -177,18 +166,16 @@ def _runs(conn: sa.Connection, writer: Writer, facts: Facts, run_uuids: list[str
             "uuid": version, "job_id": row.job_id, "location": location, "inputs": inputs,
             "outputs": outputs, "created_at": row.created_at, "updated_at": row.updated_at,
         }, rules.JOB_VERSIONS)
-        if run_uuid in carried_set:
+        want = {"job_version_uuid": version,
+                "nominal_start_time": row.nominal_start_time,
+                "nominal_end_time": row.nominal_end_time,
+                "parent_run_uuid": row.parent_run_uuid}
+        if run_uuid in carried:
             nominal = facets.get((run_node(run_uuid), "nominalTime"))
             parent = facets.get((run_node(run_uuid), "parent"))
-            want = {"job_version_uuid": version,
-                    "nominal_start_time": _time_or_none(_get(nominal, "nominalStartTime")),
-                    "nominal_end_time": _time_or_none(_get(nominal, "nominalEndTime")),
-                    "parent_run_uuid": _str(_get(parent, "run", "runId"))}
-        else:
-            want = {"job_version_uuid": version,
-                    "nominal_start_time": row.nominal_start_time,
-                    "nominal_end_time": row.nominal_end_time,
-                    "parent_run_uuid": row.parent_run_uuid}
+            want.update(nominal_start_time=_time_or_none(_get(nominal, "nominalStartTime")),
+                        nominal_end_time=_time_or_none(_get(nominal, "nominalEndTime")),
+                        parent_run_uuid=text_or_none(_get(parent, "run", "runId")))
         if any(getattr(row, k) != want[k] for k in _RUN_COLUMNS):
             updates.append({"b_uuid": run_uuid, **want})
         if row.job_version_uuid not in (None, version):

@@ -24,6 +24,7 @@ import sqlalchemy as sa
 
 from headwater.store import dialects
 from headwater.store import tables as t
+from headwater.store.extract import text_or_none
 
 __all__ = ["DerivedStatements", "statements_for", "write_field_rows"]
 
@@ -116,11 +117,7 @@ def write_field_rows(conn: sa.Connection, changed: Iterable[tuple[int, Any]]) ->
                 continue
             seen.add(name)
             rows.append({"dataset_id": ds_id, "name": name, "position": position,
-                         "type": _text(field.get("type")),
-                         "description": _text(field.get("description"))})
+                         "type": text_or_none(field.get("type")),
+                         "description": text_or_none(field.get("description"))})
     if rows:
         conn.execute(t.fields.insert(), rows)
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None

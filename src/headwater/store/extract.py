@@ -19,7 +19,9 @@ from headwater.store import rules
 from headwater.store.canonical import canonical_bytes, content_hash
 from headwater.store.merge import MergeRule, merge_into
 
-__all__ = ["Facts", "ParsedEvent", "dataset_node", "job_node", "parse_event", "run_node"]
+__all__ = [
+    "Facts", "ParsedEvent", "dataset_node", "job_node", "parse_event", "run_node", "text_or_none",
+]
 
 TERMINAL_STATES = frozenset({"COMPLETE", "FAIL", "ABORT"})
 ACTIVE_STATES = frozenset({"START", "RUNNING"})
@@ -140,7 +142,7 @@ def _facets(container: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     return value if isinstance(value, _MAP) else {}
 
 
-def _text(value: Any) -> str | None:
+def text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
@@ -192,13 +194,7 @@ class Facts:
         return out
 
     def put(self, rule: MergeRule, key: Any, row: dict[str, Any]) -> None:
-        rows = self.rows.get(rule.table.name)
-        if rows is None:
-            rows = self.rows[rule.table.name] = {}
-        if key in rows:
-            merge_into(rows, key, row, rule)
-        else:
-            rows[key] = row
+        merge_into(self.rows.setdefault(rule.table.name, {}), key, row, rule)
 
     def table_rows(self, rule: MergeRule) -> dict[Any, dict[str, Any]]:
         return self.rows.get(rule.table.name, {})
@@ -348,7 +344,7 @@ class Facts:
         source = facets.get("dataSource")
         if isinstance(source, _MAP) and isinstance(source.get("name"), str):
             self.put(rules.SOURCES, source["name"], {
-                "name": source["name"], "connection_url": _text(source.get("uri")),
+                "name": source["name"], "connection_url": text_or_none(source.get("uri")),
                 "url_time": t, "url_hash": h, "created_at": t, "updated_at": t})
         else:
             self.put(rules.SOURCES, key[0], {
@@ -399,7 +395,6 @@ class Facts:
                         entries.append((target_field, source, spec))
         for source in facet.get("dataset") or ():
             entries.append(("", source, {}))
-        lineage_rows = self.rows.setdefault(rules.COLUMN_LINEAGE.table.name, {})
         # A facet names the same source dataset once per field: resolve each once.
         source_keys: dict[tuple[str, str], DatasetKey] = {}
         for target_field, source, spec in entries:
@@ -429,18 +424,14 @@ class Facts:
                 key = (target, target_field, source_key, source_field,
                        str(tr.get("type") or ""), str(tr.get("subtype") or ""))
                 masking = tr.get("masking")
-                row = {
+                self.put(rules.COLUMN_LINEAGE, key, {
                     "target": target, "target_field": target_field,
                     "source": source_key, "source_field": source_field,
                     "transformation_type": key[4], "transformation_subtype": key[5],
-                    "description": _text(tr.get("description")),
+                    "description": text_or_none(tr.get("description")),
                     "masking": masking if isinstance(masking, bool) else None,
                     "run_uuid": run_uuid, "edge_time": edge_time, "edge_hash": edge_hash,
-                    "created_at": first, "updated_at": last}
-                if key in lineage_rows:
-                    merge_into(lineage_rows, key, row, rules.COLUMN_LINEAGE)
-                else:
-                    lineage_rows[key] = row
+                    "created_at": first, "updated_at": last})
 
     def _tags(self, subject: str, facet: Any, ev: ParsedEvent, dataset: DatasetKey | None) -> None:
         if not isinstance(facet, _MAP):
@@ -457,6 +448,6 @@ class Facts:
             name = tag["key"]
             self.put(rules.TAGS, name, {"name": name, "created_at": t, "updated_at": t})
             self.put(rules.TAG_ASSIGNMENTS, (name, target), {
-                "tag": name, "subject": target, "value": _text(tag.get("value")),
-                "source": _text(tag.get("source")), "tag_time": t, "tag_hash": h,
+                "tag": name, "subject": target, "value": text_or_none(tag.get("value")),
+                "source": text_or_none(tag.get("source")), "tag_time": t, "tag_hash": h,
                 "created_at": t, "updated_at": t})

@@ -21,8 +21,6 @@ from headwater.store.transactions import now_utc, write_transaction
 __all__ = ["assign_tag", "create_tag", "unassign_tag"]
 
 
-
-
 def create_tag(engine: sa.Engine, name: str, description: str | None) -> dict[str, Any]:
     """Create tag ``name`` or update its description; return the tag."""
     now = now_utc()

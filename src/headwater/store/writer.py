@@ -83,6 +83,7 @@ class Writer:
         self.job_ids = IdCache()
         self.tag_ids = IdCache()
         self._caches = (self.namespace_ids, self.dataset_ids, self.job_ids, self.tag_ids)
+        self._upserts: dict[str, sa.Insert] = {}
         self._bulk: dict[tuple[str, tuple[str, ...]], BulkStatement] = {}
         self._by_ids: dict[str, IdsStatement] = {}
         self._insert_event_plain = dialects.insert(dialect_name, t.events).on_conflict_do_nothing()
@@ -98,13 +99,10 @@ class Writer:
 
     def upsert(self, conn: sa.Connection, rule: MergeRule, rows: Sequence[dict[str, Any]]) -> None:
         """Upsert ``rows`` into ``rule.table`` following the rule (one executemany)."""
-        if not rows:
-            return
-        bulk = self._bulk.get((rule.table.name, tuple(rows[0])))
-        if bulk is None:
-            bulk = self._bulk_statement(conn, rule.table.name, rule.table,
-                                        upsert_statement(rule, self.dialect), rows)
-        bulk.execute(conn, rows)
+        stmt = self._upserts.get(rule.table.name)
+        if stmt is None:
+            stmt = self._upserts[rule.table.name] = upsert_statement(rule, self.dialect)
+        self.bulk(conn, rule.table.name, rule.table, stmt, rows)
 
     def by_ids(self, conn: sa.Connection, name: str, stmt: Any, ids: Sequence[Any]) -> list[Any]:
         """Run ``stmt`` (expanding parameter ``ids``) for ``ids``; its rows if a SELECT.
