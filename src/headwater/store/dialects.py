@@ -21,6 +21,12 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 # Page cache per connection, in KiB.
 SQLITE_CACHE_KB = 65_536
 
+# WAL pages (4 KiB) after which a committing connection checkpoints by itself.
+SQLITE_AUTOCHECKPOINT_PAGES = 50_000
+
+# The WAL file is truncated to this size when SQLite restarts it.
+SQLITE_WAL_KEEP_BYTES = 64 * 1024 * 1024
+
 #: Execution option marking a connection that writes (see ``_configure_sqlite``).
 WRITER_OPTION = "headwater_writer"
 
@@ -62,9 +68,12 @@ def _configure_sqlite(engine: sa.Engine) -> None:
         # 2 MB default page cache makes every batch re-read them from disk.
         cursor.execute(f"PRAGMA cache_size=-{SQLITE_CACHE_KB}")
         cursor.execute("PRAGMA temp_store=MEMORY")
-        # Checkpoint every ~40 MB of WAL rather than 4 MB: hot index pages are
-        # then copied back to the database once per many batches.
-        cursor.execute("PRAGMA wal_autocheckpoint=10000")
+        # The Store checkpoints in a thread of its own (checkpoint.py); a
+        # connection's own checkpoint, run inside a commit, is only the
+        # backstop for when that thread falls behind or no Store is open.
+        cursor.execute(f"PRAGMA wal_autocheckpoint={SQLITE_AUTOCHECKPOINT_PAGES}")
+        # After a checkpoint lets SQLite restart the WAL, trim the file back.
+        cursor.execute(f"PRAGMA journal_size_limit={SQLITE_WAL_KEEP_BYTES}")
         cursor.close()
 
     @sa.event.listens_for(engine, "begin")

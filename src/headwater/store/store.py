@@ -25,6 +25,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from headwater.errors import HeadwaterError, StoreError
 from headwater.store import dialects
 from headwater.store import tables as t
+from headwater.store.checkpoint import WalCheckpointer
 from headwater.store.extract import Facts, ParsedEvent, parse_event
 from headwater.store.transactions import cross_process_lock, write_lock_path
 from headwater.store.writer import Writer
@@ -64,6 +65,10 @@ class Store:
         self._writing = False  # a caller is writing a group now
         self._closed = False
         self._write_lock_path = write_lock_path(engine)
+        # A file database (the one kind with a lock path) gets its WAL
+        # checkpointed off the write path.
+        self._checkpointer = (WalCheckpointer(engine.url.database)
+                              if self._write_lock_path and engine.url.database else None)
 
     @classmethod
     def open(cls, url: str, *, migrate: bool = True) -> Store:
@@ -97,6 +102,8 @@ class Store:
             self._closed = True
             while self._writing or self._queue:
                 self._cond.wait()
+        if self._checkpointer is not None:
+            self._checkpointer.close()
         self.engine.dispose()
 
     def __enter__(self) -> Store:
@@ -189,6 +196,8 @@ class Store:
             self._writer.rollback()
             raise
         self._writer.commit()
+        if self._checkpointer is not None:
+            self._checkpointer.committed(len(new))
         # The first occurrence of a new hash is the one that stored it.
         for pending in group:
             results = []

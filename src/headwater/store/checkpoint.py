@@ -1,0 +1,98 @@
+"""WAL checkpoints off the write path (SQLite).
+
+In WAL mode every commit appends pages to ``<db>-wal``; a *checkpoint* copies
+them back into the database file and syncs it. Left to SQLite, the connection
+whose commit crosses ``wal_autocheckpoint`` pages runs the checkpoint inside
+that commit, so one batch in every few waits ~200 ms for it while holding the
+write lock. The :class:`WalCheckpointer` runs passive checkpoints in a thread
+of its own instead: the sqlite3 module releases the GIL while SQLite works, so
+the copy proceeds on another core while the next batch is written (WAL lets a
+checkpoint and a writer run at once). The writers' own ``wal_autocheckpoint``
+(see ``dialects``) stays as a backstop in case this thread falls behind.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+
+__all__ = ["CHECKPOINT_AFTER_EVENTS", "CHECKPOINT_AFTER_S", "WalCheckpointer"]
+
+logger = logging.getLogger(__name__)
+
+#: Checkpoint once this many events were committed since the last checkpoint
+#: (~25 KB of WAL each) ...
+CHECKPOINT_AFTER_EVENTS = 1_000
+#: ... or, with fewer, once this many seconds have passed.
+CHECKPOINT_AFTER_S = 2.0
+
+
+class WalCheckpointer:
+    """A daemon thread that checkpoints ``database``'s WAL after enough commits.
+
+    Writers call :meth:`committed` after each commit with the number of events
+    it stored. A checkpoint runs once ``after_events`` were committed since the
+    last, or after ``after_s`` seconds when fewer were: often enough that each
+    checkpoint is small and usually finishes between two write transactions
+    (only a finished checkpoint lets SQLite restart the WAL from its start, so
+    the file stays small), rarely enough that a stream of one-event commits
+    does not sync the database file after every one. An idle store costs
+    nothing. (The WAL file's size cannot tell how much is left to copy: SQLite
+    reuses the file from its start.)
+    """
+
+    def __init__(self, database: str, *, after_events: int = CHECKPOINT_AFTER_EVENTS,
+                 after_s: float = CHECKPOINT_AFTER_S) -> None:
+        self._database = database
+        self._after_events = after_events
+        self._after_s = after_s
+        self._lock = threading.Lock()
+        self._pending = 0  # events committed since the last checkpoint began
+        self._wake = threading.Event()
+        self._stopping = False
+        self.checkpoints = 0  # completed passive checkpoints (for tests and benchmarks)
+        self._thread = threading.Thread(target=self._run, name="headwater-wal-checkpoint",
+                                        daemon=True)
+        self._thread.start()
+
+    def committed(self, events: int) -> None:
+        """A transaction storing ``events`` new events was committed."""
+        with self._lock:
+            self._pending += events
+            due = self._pending >= self._after_events
+        if due:
+            self._wake.set()
+
+    def close(self) -> None:
+        """Stop the thread (SQLite checkpoints the rest when the last connection closes)."""
+        self._stopping = True
+        self._wake.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        connection: sqlite3.Connection | None = None
+        try:
+            while True:
+                self._wake.wait(self._after_s)
+                if self._stopping:
+                    return
+                self._wake.clear()
+                with self._lock:
+                    if not self._pending:
+                        continue
+                    self._pending = 0
+                if connection is None:
+                    connection = sqlite3.connect(self._database, check_same_thread=False,
+                                                 isolation_level=None)
+                    connection.execute("PRAGMA busy_timeout=0")
+                # PASSIVE: copy what no reader still needs, never wait for a lock.
+                busy, _frames, _copied = connection.execute(
+                    "PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                if not busy:
+                    self.checkpoints += 1
+        except Exception:  # the writers' autocheckpoint still bounds the WAL
+            logger.exception("background WAL checkpoints stopped; SQLite's own take over")
+        finally:
+            if connection is not None:
+                connection.close()
