@@ -94,3 +94,21 @@ def test_memory_store_has_no_checkpointer() -> None:
         assert store._checkpointer is None  # noqa: SLF001
     finally:
         store.close()
+
+
+def test_a_failed_round_is_retried(tmp_path: Path) -> None:
+    """A checkpoint that fails (here: the file is not there yet) must not stop the thread."""
+    path = tmp_path / "later" / "db.sqlite"
+    checkpointer = WalCheckpointer(str(path), after_events=1, after_s=0.1)
+    try:
+        checkpointer.committed(1)
+        time.sleep(0.5)  # several rounds fail: "unable to open database file"
+        assert checkpointer.checkpoints == 0
+        assert checkpointer._thread.is_alive()  # noqa: SLF001
+        path.parent.mkdir()
+        writer = _wal_database(path)
+        writer.execute("INSERT INTO t VALUES ('one')")
+        assert _wait_for(lambda: checkpointer.checkpoints >= 1)
+        writer.close()
+    finally:
+        checkpointer.close()

@@ -82,13 +82,21 @@ class WalCheckpointer:
                     if not self._pending:
                         continue
                     self._pending = 0
-                if connection is None:
-                    connection = sqlite3.connect(self._database, check_same_thread=False,
-                                                 isolation_level=None)
-                    connection.execute("PRAGMA busy_timeout=0")
-                # PASSIVE: copy what no reader still needs, never wait for a lock.
-                busy, _frames, _copied = connection.execute(
-                    "PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                try:
+                    if connection is None:
+                        connection = sqlite3.connect(self._database, check_same_thread=False,
+                                                     isolation_level=None)
+                        connection.execute("PRAGMA busy_timeout=0")
+                    # PASSIVE: copy what no reader still needs, never wait for a lock.
+                    busy, _frames, _copied = connection.execute(
+                        "PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                except sqlite3.OperationalError as exc:
+                    # E.g. another process's checkpoint (serve --workers N)
+                    # holds the checkpoint lock: that one does the work now.
+                    logger.debug("WAL checkpoint skipped: %s", exc)
+                    with self._lock:
+                        self._pending += 1  # try again at the next chance
+                    continue
                 if not busy:
                     self.checkpoints += 1
         except Exception:  # the writers' autocheckpoint still bounds the WAL
