@@ -17,17 +17,22 @@ Targets at full scale: table lineage p95 <= 50 ms, column lineage p95 <= 200 ms.
 
     .venv/bin/python benchmarks/graph.py [--scale 0.01] [--runs-per-job 20]
         [--queries 200] [--only sqlite|postgresql] [--db URL [--reuse]]
+        [--ingest-processes N]
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
 import random
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from datetime import timedelta
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -50,12 +55,36 @@ def _chunks(events: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[s
         yield batch
 
 
-def ingest(store: Store, graph: synthetic.SyntheticGraph) -> tuple[int, float]:
-    started = time.perf_counter()
+def _ingest_part(
+    url: str, scale: float, runs_per_job: int, part: tuple[int, int]
+) -> int:
+    """One ingesting process: the events of every ``part[1]``-th job, through its own Store."""
+    graph = synthetic.build_graph(scale, runs_per_job=runs_per_job)
     count = 0
-    for batch in _chunks(synthetic.events(graph), 500):
-        store.record_events(batch)
-        count += len(batch)
+    with Store.open(url, migrate=False) as store:
+        for batch in _chunks(synthetic.events(graph, part=part), 500):
+            store.record_events(batch)
+            count += len(batch)
+    return count
+
+
+def ingest(
+    store: Store, graph: synthetic.SyntheticGraph, url: str, scale: float, processes: int = 1
+) -> tuple[int, float]:
+    started = time.perf_counter()
+    if processes <= 1:
+        count = 0
+        for batch in _chunks(synthetic.events(graph), 500):
+            store.record_events(batch)
+            count += len(batch)
+        return count, time.perf_counter() - started
+    # Concurrent writers, each with whole jobs (so no two write the same run); the
+    # store serialises what must be serialised.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(processes, mp_context=context) as pool:
+        parts = [(k, processes) for k in range(processes)]
+        counts = pool.map(_ingest_part, *zip(*[(url, scale, graph.runs_per_job, p) for p in parts]))
+        count = sum(counts)
     return count, time.perf_counter() - started
 
 
@@ -64,6 +93,11 @@ def _percentiles(samples: list[float]) -> str:
     p50 = statistics.median(ms)
     p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
     return f"p50 {p50:7.2f} ms  p95 {p95:7.2f} ms  max {ms[-1]:7.2f} ms"
+
+
+def _load() -> str:
+    """The machine's 1-minute load average (the figures are only comparable at similar load)."""
+    return f"{os.getloadavg()[0]:.1f}"
 
 
 def _time(
@@ -82,8 +116,19 @@ def _time(
     return wall, cpu, answers
 
 
-def measure(store: Store, graph: synthetic.SyntheticGraph, queries: int, seed: int = 3) -> None:
+KINDS = ("up", "down", "up-asof", "down-asof", "column", "run", "search")
+
+
+def measure(
+    store: Store,
+    graph: synthetic.SyntheticGraph,
+    queries: int,
+    seed: int = 3,
+    kinds: tuple[str, ...] = KINDS,
+) -> None:
     rng = random.Random(seed)
+    # Half way through the runs: each job's version then (the slower asOf path).
+    as_of = synthetic.START + timedelta(hours=graph.runs_per_job // 2, minutes=30)
     top = [o for job in graph.jobs if job.layer >= synthetic.LAYERS - 3 for o in job.outputs]
     low = [o for job in graph.jobs if job.layer <= 3 for o in job.outputs]
     ns = synthetic.NAMESPACE
@@ -95,6 +140,14 @@ def measure(store: Store, graph: synthetic.SyntheticGraph, queries: int, seed: i
     def table_down(conn: Any) -> dict[str, Any]:
         node = f"dataset:{ns}:{rng.choice(low)}"
         return directed_lineage(conn, node, "downstream", 10, None, 10_000)
+
+    def table_up_as_of(conn: Any) -> dict[str, Any]:
+        node = f"dataset:{ns}:{rng.choice(top)}"
+        return directed_lineage(conn, node, "upstream", 10, as_of, 10_000)
+
+    def table_down_as_of(conn: Any) -> dict[str, Any]:
+        node = f"dataset:{ns}:{rng.choice(low)}"
+        return directed_lineage(conn, node, "downstream", 10, as_of, 10_000)
 
     def column_up(conn: Any) -> dict[str, Any]:
         field = synthetic._field(rng.randrange(synthetic.FIELDS))
@@ -115,13 +168,17 @@ def measure(store: Store, graph: synthetic.SyntheticGraph, queries: int, seed: i
     def run_up(conn: Any) -> dict[str, Any]:
         return directed_lineage(conn, f"run:{rng.choice(recent)}", "upstream", 4, None, 10_000)
 
-    for label, run in (
-        ("table lineage, upstream, depth 10  ", table_up),
-        ("table lineage, downstream, depth 10", table_down),
-        ("column lineage, upstream, depth 10 ", column_up),
-        ("run lineage, upstream, depth 4     ", run_up),
-        ("search                             ", find),
+    for kind, label, run in (
+        ("up", "table lineage, upstream, depth 10        ", table_up),
+        ("down", "table lineage, downstream, depth 10      ", table_down),
+        ("up-asof", "table lineage, upstream, depth 10, asOf  ", table_up_as_of),
+        ("down-asof", "table lineage, downstream, depth 10, asOf", table_down_as_of),
+        ("column", "column lineage, upstream, depth 10       ", column_up),
+        ("run", "run lineage, upstream, depth 4           ", run_up),
+        ("search", "search                                   ", find),
     ):
+        if kind not in kinds:
+            continue
         _time(store, run, min(5, queries))  # warm caches
         samples, cpu, answers = _time(store, run, queries)
         sizes = [len(a["nodes"]) for a in answers if isinstance(a, dict) and "nodes" in a]
@@ -131,17 +188,26 @@ def measure(store: Store, graph: synthetic.SyntheticGraph, queries: int, seed: i
             extra = f"  nodes/answer median {statistics.median(sizes):.0f} max {max(sizes)}"
             extra += f"  truncated {cut}"
         print(f"  {label} wall {_percentiles(samples)}{extra}")
-        print(f"  {' ' * len(label)} cpu  {_percentiles(cpu)}")
+        print(f"  {' ' * len(label)} cpu  {_percentiles(cpu)}  load {_load()}")
 
 
 def run_one(
-    label: str, url: str, graph: synthetic.SyntheticGraph, queries: int, reuse: bool = False
+    label: str,
+    url: str,
+    graph: synthetic.SyntheticGraph,
+    queries: int,
+    reuse: bool = False,
+    scale: float = 0.01,
+    processes: int = 1,
+    kinds: tuple[str, ...] = KINDS,
 ) -> None:
     print(f"\n== {label}: {url.split('@')[-1]}  ({queries} queries each)")
+    started = time.perf_counter()
     store = Store.open(url, migrate=True)
+    print(f"  opened (migrations applied) in {time.perf_counter() - started:.1f} s")
     try:
         if not reuse:
-            count, seconds = ingest(store, graph)
+            count, seconds = ingest(store, graph, url, scale, processes)
             rate = count / seconds
             print(f"  ingested {count:,} events in {seconds:.1f} s ({rate:,.0f} events/s)")
         # Refresh planner statistics, as PostgreSQL's autovacuum (and a periodic ANALYZE
@@ -157,7 +223,7 @@ def run_one(
                 for k in ("datasets", "jobs", "runs", "column_lineage", "dataset_versions")
             )
         )
-        measure(store, graph, queries)
+        measure(store, graph, queries, kinds=kinds)
     finally:
         store.close()
 
@@ -174,7 +240,22 @@ def main() -> None:
         action="store_true",
         help="the --db database already holds this graph (same --scale): only measure",
     )
+    parser.add_argument(
+        "--kinds",
+        default=",".join(KINDS),
+        help=f"comma-separated query kinds to time (of {','.join(KINDS)})",
+    )
+    parser.add_argument(
+        "--ingest-processes",
+        type=int,
+        default=1,
+        help="ingest with this many concurrent writer processes (PostgreSQL)",
+    )
     args = parser.parse_args()
+    kinds = tuple(k for k in args.kinds.split(",") if k)
+    unknown = set(kinds) - set(KINDS)
+    if unknown:
+        parser.error(f"unknown --kinds: {', '.join(sorted(unknown))}")
 
     started = time.perf_counter()
     graph = synthetic.build_graph(args.scale, runs_per_job=args.runs_per_job)
@@ -184,11 +265,17 @@ def main() -> None:
         f"{graph.column_edges:,} column edges (built in {time.perf_counter() - started:.1f} s)"
     )
     if args.db:
-        run_one("given database", args.db, graph, args.queries, args.reuse)
+        run_one(
+            "given database", args.db, graph, args.queries, args.reuse, args.scale,
+            args.ingest_processes, kinds,
+        )
         return
     if args.only in (None, "sqlite"):
         with tempfile.TemporaryDirectory() as tmp:
-            run_one("SQLite", f"sqlite:///{tmp}/graph.db", graph, args.queries)
+            run_one(
+                "SQLite", f"sqlite:///{tmp}/graph.db", graph, args.queries, scale=args.scale,
+                kinds=kinds,
+            )
     if args.only in (None, "postgresql"):
         from tests.support.pgcluster import find_pg_bin, start_cluster
 
@@ -197,7 +284,11 @@ def main() -> None:
             return
         cluster = start_cluster()
         try:
-            run_one("PostgreSQL", cluster.create_database("graph_bench"), graph, args.queries)
+            url = cluster.create_database("graph_bench")
+            run_one(
+                "PostgreSQL", url, graph, args.queries, scale=args.scale,
+                processes=args.ingest_processes, kinds=kinds,
+            )
         finally:
             cluster.stop()
 

@@ -31,11 +31,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-__all__ = ["FIELDS", "LAYERS", "SyntheticGraph", "build_graph", "events"]
+__all__ = ["FIELDS", "LAYERS", "START", "SyntheticGraph", "build_graph", "events"]
 
 FIELDS = 12
 LAYERS = 25
 NAMESPACE = "synthetic"
+#: Event time of the first round of runs; round ``r`` runs ``r`` hours later.
+START = datetime(2026, 1, 1, tzinfo=UTC)
 PRODUCER = "https://github.com/headwater/benchmarks/synthetic"
 _SCHEMA_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
 _FACET_URL = "https://openlineage.io/spec/facets/1-0-1/{}.json"
@@ -168,9 +170,16 @@ def _output_facets(job: SyntheticJob, out: str) -> dict[str, Any]:
     return {"schema": schema, "columnLineage": column_lineage}
 
 
-def events(graph: SyntheticGraph, start: datetime | None = None) -> Iterator[dict[str, Any]]:
-    """START and COMPLETE events of every run, in event-time order, job by job per round."""
-    t0 = start or datetime(2026, 1, 1, tzinfo=UTC)
+def events(
+    graph: SyntheticGraph, start: datetime | None = None, part: tuple[int, int] = (0, 1)
+) -> Iterator[dict[str, Any]]:
+    """START and COMPLETE events of every run, in event-time order, job by job per round.
+
+    ``part=(k, n)`` yields only the events of jobs ``k``, ``k + n``, ``k + 2n``, ...
+    (the same run ids as the whole stream), so ``n`` processes can ingest one graph.
+    """
+    index_of_part, parts = part
+    t0 = start or START
     rng = random.Random(11)
     raw_schema = {
         "schema": _facet(
@@ -183,6 +192,8 @@ def events(graph: SyntheticGraph, start: datetime | None = None) -> Iterator[dic
         for index, job in enumerate(graph.jobs):
             when = t0 + timedelta(hours=round_no, seconds=index)
             run_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+            if index % parts != index_of_part:
+                continue
             run = {"runId": run_id}
             job_ref = {"namespace": NAMESPACE, "name": job.name}
             inputs = [

@@ -16,7 +16,8 @@ batch), the result is the same whatever order the events arrived in:
 * ``job_versions``: created/updated = min/max over their runs (merged like any
   row); a version no run uses any more is deleted (a run's shape grows as its
   events arrive) and one that lost a run has its span recomputed.
-* ``jobs.current_version_uuid``: the job version of the latest run.
+* ``jobs.current_version_uuid``: the job version of the latest run; when it changes,
+  the job's rows of ``job_current_io`` are recomputed (``store.current_io``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from headwater.store import derive_sql, rules
+from headwater.store import current_io, derive_sql, rules
 from headwater.store import tables as t
 from headwater.store.extract import (
     Facts,
@@ -203,3 +204,4 @@ def _current_job_versions(conn: sa.Connection, writer: Writer, job_ids: set[int]
         if row.current_version_uuid != row.latest
     ]
     writer.bulk(conn, "jobs:current-version", t.jobs, _UPDATE_JOB, updates)
+    current_io.refresh(conn, [update["b_id"] for update in updates])

@@ -30,6 +30,7 @@ __all__ = [
     "events",
     "facets",
     "fields",
+    "job_current_io",
     "job_versions",
     "jobs",
     "metadata",
@@ -183,6 +184,21 @@ job_versions = sa.Table(
     sa.Column("inputs", JSONType, nullable=False),
     sa.Column("outputs", JSONType, nullable=False),
     *_times(),
+)
+
+# The inputs and outputs of each job's current version (its latest run's), one
+# row per (job, direction, dataset): the table-lineage walk finds a dataset's
+# producing and reading jobs here instead of through every run (issue #3).
+# ``direction`` is 'input' or 'output'. Kept by ``store.current_io`` whenever
+# ``jobs.current_version_uuid`` changes.
+job_current_io = sa.Table(
+    "job_current_io",
+    metadata,
+    sa.Column("job_id", sa.ForeignKey("jobs.id"), primary_key=True),
+    sa.Column("direction", sa.String(6), primary_key=True),
+    sa.Column("dataset_id", sa.ForeignKey("datasets.id"), primary_key=True),
+    # The jobs that read or write a dataset, answered from the index alone.
+    sa.Index("ix_job_current_io_dataset_id_direction_job_id", "dataset_id", "direction", "job_id"),
 )
 
 runs = sa.Table(

@@ -24,6 +24,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.graph.model import Direction, Edge, NodeId, NodeType, Transformation
+from headwater.store import current_io
 from headwater.store import tables as t
 from headwater.store.reads.common import chunks, dataset_ids, naive
 from headwater.store.reads.runs import run_input_versions
@@ -40,6 +41,43 @@ def _parse_all(node_ids: Collection[str]) -> list[NodeId]:
     return [NodeId.parse(node_id) for node_id in node_ids]
 
 
+def _job_versions_statement(until: bool) -> sa.Select[Any]:
+    """(job name, version uuid) of the jobs ``names`` in ``namespace``: current, or of
+    each job's latest run created at or before ``as_of``.
+
+    As of a time, the version is a correlated ``LIMIT 1`` per job, which both databases
+    answer by seeking ``ix_runs_job_id_created_at`` backwards from ``as_of`` (a window
+    over every run of every asked job was most of an asOf walk at a million runs).
+    """
+    if until:
+        version = (
+            sa.select(_r.c.job_version_uuid)
+            .where(
+                _r.c.job_id == _j.c.id,
+                _r.c.created_at <= sa.bindparam("as_of"),
+                _r.c.job_version_uuid.is_not(None),
+            )
+            .order_by(*_LATEST_RUN_FIRST)
+            .limit(1)
+            .correlate(_j)
+            .scalar_subquery()
+        )
+    else:
+        version = _j.c.current_version_uuid
+    return (
+        sa.select(_j.c.name, version)
+        .join(_ns, _ns.c.id == _j.c.namespace_id)
+        .where(
+            _ns.c.name == sa.bindparam("namespace"),
+            _j.c.name.in_(sa.bindparam("names", expanding=True)),
+        )
+    )
+
+
+_JOB_VERSIONS = _job_versions_statement(until=False)
+_JOB_VERSIONS_UNTIL = _job_versions_statement(until=True)
+
+
 def job_versions_at(
     conn: sa.Connection, keys: Sequence[tuple[str, str]], as_of: datetime | None
 ) -> dict[tuple[str, str], str]:
@@ -48,37 +86,11 @@ def job_versions_at(
     by_namespace: dict[str, list[str]] = defaultdict(list)
     for namespace, name in set(keys):
         by_namespace[namespace].append(name)
+    statement = _JOB_VERSIONS if as_of is None else _JOB_VERSIONS_UNTIL
+    params = {} if as_of is None else {"as_of": naive(as_of)}
     for namespace, names in by_namespace.items():
         for batch in chunks(sorted(names)):
-            if as_of is None:
-                query = (
-                    sa.select(_j.c.name, _j.c.current_version_uuid)
-                    .join(_ns, _ns.c.id == _j.c.namespace_id)
-                    .where(_ns.c.name == namespace, _j.c.name.in_(batch))
-                )
-                rows = conn.execute(query).all()
-            else:
-                ranked = (
-                    sa.select(
-                        _j.c.name,
-                        _r.c.job_version_uuid,
-                        sa.func.row_number()
-                        .over(partition_by=_r.c.job_id, order_by=_LATEST_RUN_FIRST)
-                        .label("rank"),
-                    )
-                    .join(_j, _j.c.id == _r.c.job_id)
-                    .join(_ns, _ns.c.id == _j.c.namespace_id)
-                    .where(
-                        _ns.c.name == namespace,
-                        _j.c.name.in_(batch),
-                        _r.c.created_at <= naive(as_of),
-                        _r.c.job_version_uuid.is_not(None),
-                    )
-                    .subquery()
-                )
-                rows = conn.execute(
-                    sa.select(ranked.c.name, ranked.c.job_version_uuid).where(ranked.c.rank == 1)
-                ).all()
+            rows = conn.execute(statement, {**params, "namespace": namespace, "names": batch})
             result.update({(namespace, name): v for name, v in rows if v is not None})
     return result
 
@@ -95,15 +107,17 @@ def _job_io_statement() -> sa.Select[Any]:
     )
 
 
-def _dataset_jobs_statement(link: sa.Table, current: bool) -> sa.Select[Any]:
-    """(dataset name, job namespace, job name) for the datasets ``names`` in ``namespace``.
+def _dataset_jobs_until_statement(link: sa.Table) -> sa.Select[Any]:
+    """(dataset name, job namespace, job name) of jobs with a run created at or before
+    ``as_of`` that wrote (``link`` = run_outputs) or read (run_inputs) the datasets
+    ``names`` in ``namespace``; ``TableLineage._current_at`` then keeps the jobs whose
+    version at that time still has the dataset.
 
-    The runs are reduced to distinct (dataset, job, job version) in a subquery before
-    jobs are joined: PostgreSQL cannot estimate ``runs.job_version_uuid =
-    jobs.current_version_uuid`` and, given the choice, starts from a scan of all runs.
+    The runs are reduced to distinct (dataset, job) in a subquery before jobs are
+    joined, so each job is looked up once however many runs it has.
     """
     per_run = (
-        sa.select(_ds.c.name, _r.c.job_id, _r.c.job_version_uuid)
+        sa.select(_ds.c.name, _r.c.job_id)
         .distinct()
         .join(_ns, _ns.c.id == _ds.c.namespace_id)
         .join(link, link.c.dataset_id == _ds.c.id)
@@ -111,31 +125,43 @@ def _dataset_jobs_statement(link: sa.Table, current: bool) -> sa.Select[Any]:
         .where(
             _ns.c.name == sa.bindparam("namespace"),
             _ds.c.name.in_(sa.bindparam("names", expanding=True)),
+            _r.c.created_at <= sa.bindparam("as_of"),
         )
     )
-    if not current:
-        per_run = per_run.where(_r.c.created_at <= sa.bindparam("as_of"))
     runs = per_run.subquery("runs_of_datasets")
     job_ns = _ns.alias("job_ns")
-    on = _j.c.id == runs.c.job_id
-    if current:
-        on = sa.and_(on, _j.c.current_version_uuid == runs.c.job_version_uuid)
     return (
         sa.select(runs.c.name, job_ns.c.name, _j.c.name)
-        .distinct()
         .select_from(runs)
-        .join(_j, on)
+        .join(_j, _j.c.id == runs.c.job_id)
         .join(job_ns, job_ns.c.id == _j.c.namespace_id)
     )
 
 
-# Built once (see common._ids_statement). Producers of a dataset are found through
-# run outputs, readers through run inputs, keeping runs of each job's current version.
+def _current_jobs_statement(direction: str) -> sa.Select[Any]:
+    """(dataset name, job namespace, job name) of jobs whose current version has the
+    datasets ``names`` in ``namespace`` as ``direction`` (``job_current_io``)."""
+    io, job_ns = t.job_current_io, _ns.alias("job_ns")
+    return (
+        sa.select(_ds.c.name, job_ns.c.name, _j.c.name)
+        .join(_ns, _ns.c.id == _ds.c.namespace_id)
+        .join(io, sa.and_(io.c.dataset_id == _ds.c.id, io.c.direction == direction))
+        .join(_j, _j.c.id == io.c.job_id)
+        .join(job_ns, job_ns.c.id == _j.c.namespace_id)
+        .where(
+            _ns.c.name == sa.bindparam("namespace"),
+            _ds.c.name.in_(sa.bindparam("names", expanding=True)),
+        )
+    )
+
+
+# Built once (see common._ids_statement). Current producers and readers of a dataset
+# come from job_current_io; as of a time, through run outputs and run inputs up to then.
 _JOB_IO = _job_io_statement()
-_PRODUCERS = _dataset_jobs_statement(t.run_outputs, current=True)
-_READERS = _dataset_jobs_statement(t.run_inputs, current=True)
-_PRODUCERS_UNTIL = _dataset_jobs_statement(t.run_outputs, current=False)
-_READERS_UNTIL = _dataset_jobs_statement(t.run_inputs, current=False)
+_PRODUCERS = _current_jobs_statement(current_io.OUTPUT)
+_READERS = _current_jobs_statement(current_io.INPUT)
+_PRODUCERS_UNTIL = _dataset_jobs_until_statement(t.run_outputs)
+_READERS_UNTIL = _dataset_jobs_until_statement(t.run_inputs)
 
 
 class TableLineage:
@@ -149,6 +175,8 @@ class TableLineage:
         self.conn = conn
         self.as_of = as_of
         self.hidden = HiddenNodes(conn)
+        # With as_of: (job namespace, name) -> that version's (inputs, outputs).
+        self._io_at: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
 
     def edges_from(self, node_ids: Collection[str], direction: Direction) -> list[Edge]:
         parsed = _parse_all(node_ids)
@@ -170,9 +198,15 @@ class TableLineage:
         self, jobs: list[tuple[str, str]]
     ) -> dict[tuple[str, str], tuple[list[str], list[str]]]:
         if self.as_of is not None:
-            versions = job_versions_at(self.conn, jobs, self.as_of)
+            # A job met as a dataset's producer is met again as a node one level on:
+            # its version as of the time is looked up once per walk.
+            asked = [key for key in set(jobs) if key not in self._io_at]
+            versions = job_versions_at(self.conn, asked, self.as_of)
             io = self._io(versions.values())
-            return {key: io.get(version, ([], [])) for key, version in versions.items()}
+            for key in asked:
+                version = versions.get(key)
+                self._io_at[key] = io.get(version, ([], [])) if version else ([], [])
+            return {key: self._io_at[key] for key in jobs}
         by_namespace: dict[str, set[str]] = defaultdict(set)
         for namespace, name in jobs:
             by_namespace[namespace].add(name)

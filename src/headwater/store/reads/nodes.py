@@ -150,31 +150,44 @@ def _dataset_versions_at(
     return dict(conn.execute(query).all())
 
 
+def _latest_runs_statement(until: bool) -> sa.Select[Any]:
+    """The latest run (by created_at, then uuid) of each job in ``ids``, optionally
+    created at or before ``as_of``: a correlated ``LIMIT 1`` per job, answered by seeking
+    ``ix_runs_job_id_created_at`` (a window over every run of thousands of jobs was
+    most of the node data of a large answer)."""
+    r, latest, j = t.runs, t.runs.alias("latest"), t.jobs
+    conditions = [latest.c.job_id == j.c.id]
+    if until:
+        conditions.append(latest.c.created_at <= sa.bindparam("as_of"))
+    latest_uuid = (
+        sa.select(latest.c.uuid)
+        .where(*conditions)
+        .order_by(latest.c.created_at.desc(), latest.c.uuid.desc())
+        .limit(1)
+        .correlate(j)
+        .scalar_subquery()
+    )
+    return (
+        sa.select(r.c.job_id, r.c.uuid, r.c.state, r.c.started_at, r.c.ended_at)
+        .select_from(j)
+        .join(r, r.c.uuid == latest_uuid)
+        .where(j.c.id.in_(sa.bindparam("ids", expanding=True)))
+    )
+
+
+_LATEST_RUNS = _latest_runs_statement(until=False)
+_LATEST_RUNS_UNTIL = _latest_runs_statement(until=True)
+
+
 def _latest_runs(
     conn: sa.Connection, job_ids: Sequence[int], as_of: datetime | None
 ) -> dict[int, sa.Row[Any]]:
     """Each job's latest run (by created_at, then uuid), optionally created at or before as_of."""
-    r = t.runs
+    statement = _LATEST_RUNS if as_of is None else _LATEST_RUNS_UNTIL
+    params = {} if as_of is None else {"as_of": naive(as_of)}
     result: dict[int, sa.Row[Any]] = {}
     for batch in chunks(sorted(set(job_ids))):
-        where = [r.c.job_id.in_(batch)]
-        if as_of is not None:
-            where.append(r.c.created_at <= naive(as_of))
-        ranked = (
-            sa.select(
-                r.c.job_id,
-                r.c.uuid,
-                r.c.state,
-                r.c.started_at,
-                r.c.ended_at,
-                sa.func.row_number()
-                .over(partition_by=r.c.job_id, order_by=(r.c.created_at.desc(), r.c.uuid.desc()))
-                .label("rank"),
-            )
-            .where(*where)
-            .subquery()
-        )
-        for row in conn.execute(sa.select(ranked).where(ranked.c.rank == 1)):
+        for row in conn.execute(statement, {**params, "ids": batch}):
             result[row.job_id] = row
     return result
 

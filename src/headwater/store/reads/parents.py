@@ -138,14 +138,28 @@ def latest_runs_per_job(job_ids: Sequence[int], most: int, *conditions: Any) -> 
             .order_by(ranked.c.job_id, ranked.c.rank))
 
 
+# Each job's latest run that has a parent: a correlated LIMIT 1 per job, answered by
+# seeking ix_runs_job_id_created_at (not a window over all runs of every asked job).
+_LATEST_PARENTED_RUN = (
+    sa.select(_j.c.id, (
+        sa.select(_r.c.uuid)
+        .where(_r.c.job_id == _j.c.id, _r.c.parent_run_uuid.is_not(None))
+        .order_by(_r.c.created_at.desc(), _r.c.uuid.desc())
+        .limit(1)
+        .correlate(_j)
+        .scalar_subquery()
+    ))
+    .where(_j.c.id.in_(sa.bindparam("ids", expanding=True)))
+)
+
+
 def job_parents(conn: sa.Connection, job_ids: Sequence[int]) -> dict[int, tuple[str, str]]:
     """Each job's parent job (namespace, name), from its latest run that has a parent."""
     latest: dict[int, str] = {}
     for batch in chunks(sorted(set(job_ids))):
-        for job_id, run_uuid in conn.execute(
-            latest_runs_per_job(batch, 1, _r.c.parent_run_uuid.is_not(None))
-        ):
-            latest[job_id] = run_uuid
+        for job_id, run_uuid in conn.execute(_LATEST_PARENTED_RUN, {"ids": batch}):
+            if run_uuid is not None:
+                latest[job_id] = run_uuid
     parents = run_parents(conn, list(latest.values()))
     result: dict[int, tuple[str, str]] = {}
     for job_id, run_uuid in latest.items():
