@@ -12,7 +12,10 @@ tests/support/pgcluster.py):
 
 Events are realistic (~3 KB: a schema facet on input and output and a
 columnLineage facet on the output), all distinct, START/COMPLETE pairs of
-runs of 50 chained jobs. The load generator is a minimal asyncio HTTP/1.1
+runs of 50 chained jobs. Run ids are time-ordered UUIDv7s, as OpenLineage's
+clients (since 1.15) and headwater's agent generate them; ``--run-ids v4``
+uses random UUIDv4s instead, the worst case for the store's run-keyed indexes
+(every new run lands on another index page). The load generator is a minimal asyncio HTTP/1.1
 client so that the client's own cost stays small next to the server's
 (both share this machine's cores).
 
@@ -41,6 +44,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from headwater.agent.run_model import uuid7
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # for tests.support.pgcluster
 
@@ -50,9 +55,22 @@ BATCH_SIZE = 500
 SINGLE_CLIENTS = 16
 BATCH_CLIENTS = 2
 COLUMNS = 12
+RUN_IDS = "v7"  # or "v4" (--run-ids)
 
 
 # --- events ----------------------------------------------------------------------------
+
+
+_next_run_ms = int(time.time() * 1000)
+
+
+def new_run_id(kind: str) -> str:
+    """A random UUIDv4, or a UUIDv7 one millisecond after the last (so runs are ordered)."""
+    global _next_run_ms
+    if kind == "v4":
+        return str(uuid.uuid4())
+    _next_run_ms += 1
+    return uuid7(_next_run_ms)
 
 
 def make_events(count: int, tag: str) -> list[dict[str, Any]]:
@@ -64,7 +82,7 @@ def make_events(count: int, tag: str) -> list[dict[str, Any]]:
     for i in range(count):
         job_index = (i // 2) % 50
         if i % 2 == 0:
-            run_id = str(uuid.uuid4())
+            run_id = new_run_id(RUN_IDS)
         source = f"/lake/{tag}/layer_{job_index}/table"
         target = f"/lake/{tag}/layer_{job_index + 1}/table"
         columns = [(f"column_{c}_{'amount' if c % 3 else 'id'}", "decimal(18,2)" if c % 3 else
@@ -299,11 +317,16 @@ def main() -> None:
     parser.add_argument("--batches", type=int, default=40)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2],
                         help="server processes (headwater serve --workers); each count is run")
+    parser.add_argument("--run-ids", choices=["v7", "v4"], default="v7",
+                        help="time-ordered UUIDv7 run ids (what OpenLineage clients send) "
+                             "or random UUIDv4")
     args = parser.parse_args()
+    global RUN_IDS
+    RUN_IDS = args.run_ids
 
     sample = json.dumps(make_events(2, "size")[1])
-    print(f"headwater ingest benchmark: events ~{len(sample):,} bytes, {os.cpu_count()} cores, "
-          f"load average {os.getloadavg()[0]:.1f} at start")
+    print(f"headwater ingest benchmark: events ~{len(sample):,} bytes, UUID{RUN_IDS} run ids, "
+          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
 
     if args.db in ("sqlite", "both"):
         with tempfile.TemporaryDirectory(prefix="headwater-bench-") as tmp:
