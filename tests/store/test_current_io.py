@@ -107,6 +107,10 @@ def test_table_matches_current_versions_whatever_the_order(db_url: str) -> None:
         assert _from_versions(shuffled) == expected
 
 
+def _run_id(n: int) -> str:
+    return f"00000000-0000-4000-8000-{n:012d}"
+
+
 def _run(store: Store, run_id: str, at: str, inputs: list[str], outputs: list[str]) -> None:
     store.record_events([
         run_event("COMPLETE", at, run_id, "job", "ns",
@@ -114,21 +118,23 @@ def _run(store: Store, run_id: str, at: str, inputs: list[str], outputs: list[st
     ])
 
 
-def _upstream_jobs(store: Store, dataset_name: str) -> list[str]:
+def _upstream_jobs(store: Store, dataset_name: str, as_of: str | None = None) -> list[str]:
+    when = datetime.fromisoformat(as_of) if as_of else None
     with store.engine.connect() as conn:
-        answer = directed_lineage(conn, f"dataset:ns:{dataset_name}", "upstream", 1, None, 100)
+        answer = directed_lineage(conn, f"dataset:ns:{dataset_name}", "upstream", 1, when, 100)
     return sorted(n["id"] for n in answer["nodes"] if n["id"].startswith("job:"))
 
 
 def test_rows_follow_the_latest_run_as_events_keep_arriving(db_url: str) -> None:
     job = "job:ns:job"
     with Store.open(db_url) as store:
-        _run(store, "00000000-0000-4000-8000-000000000001", "2024-01-01T01:00:00Z", ["a"], ["b"])
-        assert _table_rows(store) == {(job, "input", "dataset:ns:a"), (job, "output", "dataset:ns:b")}
+        _run(store, _run_id(1), "2024-01-01T01:00:00Z", ["a"], ["b"])
+        first = {(job, "input", "dataset:ns:a"), (job, "output", "dataset:ns:b")}
+        assert _table_rows(store) == first
         assert _upstream_jobs(store, "b") == [job]
 
         # A later run with another shape becomes the current version.
-        _run(store, "00000000-0000-4000-8000-000000000003", "2024-01-01T03:00:00Z", ["a", "c"], ["d"])
+        _run(store, _run_id(3), "2024-01-01T03:00:00Z", ["a", "c"], ["d"])
         now = {(job, "input", "dataset:ns:a"), (job, "input", "dataset:ns:c"),
                (job, "output", "dataset:ns:d")}
         assert _table_rows(store) == now
@@ -136,21 +142,28 @@ def test_rows_follow_the_latest_run_as_events_keep_arriving(db_url: str) -> None
         assert _upstream_jobs(store, "d") == [job]
 
         # A late run from before it changes nothing, nor does a duplicate.
-        _run(store, "00000000-0000-4000-8000-000000000002", "2024-01-01T02:00:00Z", ["x"], ["y"])
-        _run(store, "00000000-0000-4000-8000-000000000003", "2024-01-01T03:00:00Z", ["a", "c"], ["d"])
+        _run(store, _run_id(2), "2024-01-01T02:00:00Z", ["x"], ["y"])
+        _run(store, _run_id(3), "2024-01-01T03:00:00Z", ["a", "c"], ["d"])
         assert _table_rows(store) == now
 
         # The latest run's shape grows with a further event.
-        _run(store, "00000000-0000-4000-8000-000000000003", "2024-01-01T03:10:00Z", ["a"], ["e"])
+        _run(store, _run_id(3), "2024-01-01T03:10:00Z", ["a"], ["e"])
         now |= {(job, "output", "dataset:ns:e")}
         assert _table_rows(store) == now
         assert _upstream_jobs(store, "e") == [job]
 
         # A run without datasets leaves the job with none.
-        _run(store, "00000000-0000-4000-8000-000000000004", "2024-01-01T04:00:00Z", [], [])
+        _run(store, _run_id(4), "2024-01-01T04:00:00Z", [], [])
         assert _table_rows(store) == set()
         assert _upstream_jobs(store, "d") == []
         assert _table_rows(store) == _from_versions(store)
+
+        # asOf still answers with the version current then (through the runs).
+        assert _upstream_jobs(store, "b", "2024-01-01T01:30:00+00:00") == [job]
+        assert _upstream_jobs(store, "b", "2024-01-01T02:30:00+00:00") == []
+        assert _upstream_jobs(store, "y", "2024-01-01T02:30:00+00:00") == [job]
+        assert _upstream_jobs(store, "e", "2024-01-01T03:30:00+00:00") == [job]
+        assert _upstream_jobs(store, "e", "2024-01-01T04:30:00+00:00") == []
 
 
 def test_upgrade_fills_the_table_from_existing_runs(db_url: str) -> None:

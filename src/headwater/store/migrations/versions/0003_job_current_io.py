@@ -62,8 +62,12 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(
             ["dataset_id"], ["datasets.id"], name=op.f("fk_job_current_io_dataset_id_datasets")
         ),
-        sa.ForeignKeyConstraint(["job_id"], ["jobs.id"], name=op.f("fk_job_current_io_job_id_jobs")),
-        sa.PrimaryKeyConstraint("job_id", "direction", "dataset_id", name=op.f("pk_job_current_io")),
+        sa.ForeignKeyConstraint(
+            ["job_id"], ["jobs.id"], name=op.f("fk_job_current_io_job_id_jobs")
+        ),
+        sa.PrimaryKeyConstraint(
+            "job_id", "direction", "dataset_id", name=op.f("pk_job_current_io")
+        ),
     )
     _backfill(current_io)
     # Built after the backfill: one sort instead of an index update per row.
