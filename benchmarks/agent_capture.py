@@ -73,7 +73,8 @@ def listener_side(widths: list[int]) -> None:
     gateway = spark.sparkContext._gateway
     ensure_callback_server_started(gateway)
     listener = ActionListener(
-        spark._jsparkSession, gateway.jvm, pending.append, LogOnce(), record_seconds=seconds.append
+        spark._jsparkSession, gateway.jvm, pending.append, LogOnce(),
+        record_seconds=lambda wall, cpu: seconds.append(wall),
     )
     spark._jsparkSession.listenerManager().register(listener)
     base = Path(tempfile.mkdtemp())

@@ -16,6 +16,7 @@ MODULES = [
     "headwater.agent.actions",
     "headwater.agent.capture",
     "headwater.agent.columns",
+    "headwater.agent.connection",
     "headwater.agent.expressions",
     "headwater.agent.facets",
     "headwater.agent.jvm",

@@ -140,16 +140,19 @@ def _relation_key(node: PlanNode) -> str:
     return node.cls + json.dumps(node.fields, sort_keys=True, default=str)
 
 
-def _shared_relation_key(node: PlanNode, relation_hash: int) -> str:
+def _shared_relation_key(node: PlanNode, semantic_hash: int) -> str:
     """A key for the relation object under a ``LogicalRelation`` read more than once.
 
     Spark gives each repeated read of one DataFrame in a query (a self-union, a
-    self-join) new ``exprId`` values but keeps the relation object. Its hash (a
-    file relation hashes its file index, which hashes its root paths) plus the
-    columns it declares finds it again with one call instead of three.
+    self-join) new ``exprId`` values but keeps the relation object. The node's
+    ``semanticHash()`` hashes its canonical form — the relation (a file relation
+    hashes its file index, which hashes its root paths; its schema, format and
+    options) with the ``exprId`` values normalised away — so together with the
+    columns it declares it finds the relation again with one call on the node
+    instead of three (issue 4).
     """
     columns = [(a.name, a.fields.get("dataType")) for a in node.output()]
-    return f"{relation_hash}:{json.dumps(columns, default=str)}"
+    return f"{semantic_hash}:{json.dumps(columns, default=str)}"
 
 
 def _plan_roots(tree: PlanNode) -> list[PlanNode]:
@@ -182,6 +185,7 @@ def capture_plan(
     max_cached_depth: int = 8,
     optimize: Callable[[Any], Any] | None = None,
     relations: RelationCache | None = None,
+    relation_hashes: Callable[[Any], list[int] | None] | None = None,
 ) -> PlanCapture:
     """Serialise ``jplan`` once, then fetch JVM facts for the nodes that need them.
 
@@ -189,6 +193,10 @@ def capture_plan(
     one ``collectLeaves()`` call and are picked by their pre-order position,
     instead of walking ``children()`` node by node; relations seen before (same
     JSON, so the same JVM object) come from ``relations`` without any call.
+    A relation read again under new ``exprId`` values is found in ``relations``
+    by its ``semanticHash()``; ``relation_hashes`` (see
+    :class:`~headwater.agent.jvm.RelationHashes`) fetches those of all of a plan's
+    ``LogicalRelation`` leaves in one chain of calls, else each is asked alone.
 
     Cached relations (``InMemoryRelation``) are followed to the plan that filled
     the cache, which becomes the node's ``cached`` inner plan. A CTAS keeps its
@@ -216,7 +224,7 @@ def capture_plan(
         next_round: list[PlanNode] = []
         for subtree in pending:
             for plan_root in _plan_roots(subtree):
-                _fetch_facts(jplan, plan_root, facts, cache, relations, raw, next_round)
+                _fetch_facts(jplan, plan_root, facts, cache, relations, raw, next_round, relation_hashes)
         pending = next_round
         depth += 1
     return PlanCapture(tree, facts, raw)
@@ -230,31 +238,53 @@ def _fetch_facts(
     relations: RelationCache | None,
     raw: dict[str, Any],
     next_round: list[PlanNode],
+    relation_hashes: Callable[[Any], list[int] | None] | None = None,
 ) -> None:
     """Facts for the nodes of one plan (children only; inner plans are their own roots)."""
     wanted: list[tuple[PlanNode, int | None]] = []
+    #: node.key -> its position among the plan's LogicalRelation leaves
+    relation_position: dict[str, int] = {}
     leaf_count = 0
     for node in _children_preorder(plan_root):
         index = None
         if not node.children:
             index = leaf_count
             leaf_count += 1
+            if node.cls == "LogicalRelation":
+                relation_position[node.key] = len(relation_position)
         if (node.cls == "InMemoryRelation" and "cached" not in node.inner) or node.cls in NODE_LOOKUPS:
             wanted.append((node, index))
     if not wanted:
         return
     leaves: list[Any] = []  # [the JVM leaves Seq] once fetched
+    hashes: list[list[int] | None] = []  # [semanticHash of each LogicalRelation leaf] once fetched
+
+    def jvm_leaves() -> Any:
+        if not leaves:
+            found = resolve(jplan, plan_root.path, cache).collectLeaves()
+            # A count that differs means the JSON and the JVM disagree on the tree:
+            # fall back to walking the path rather than pick a wrong leaf.
+            leaves.append(found if int(found.size()) == leaf_count else None)
+        return leaves[0]
 
     def jvm_node(node: PlanNode, index: int | None) -> Any:
-        if index is not None:
-            if not leaves:
-                found = resolve(jplan, plan_root.path, cache).collectLeaves()
-                # A count that differs means the JSON and the JVM disagree on the tree:
-                # fall back to walking the path rather than pick a wrong leaf.
-                leaves.append(found if int(found.size()) == leaf_count else None)
-            if leaves[0] is not None:
-                return leaves[0].apply(index)
+        if index is not None and jvm_leaves() is not None:
+            return leaves[0].apply(index)
         return resolve(jplan, node.path, cache)
+
+    def semantic_hash(node: PlanNode, index: int | None) -> tuple[int, Any]:
+        """The node's ``semanticHash()`` (from the batch when there is one) and its JVM
+        node if that had to be fetched."""
+        if not hashes:
+            seq = jvm_leaves() if relation_hashes is not None else None
+            found = relation_hashes(seq) if seq is not None and relation_hashes is not None else None
+            hashes.append(found if found is not None and len(found) == len(relation_position) else None)
+        batch = hashes[0]
+        position = relation_position.get(node.key)
+        if batch is not None and position is not None:
+            return batch[position], None
+        jnode = jvm_node(node, index)
+        return int(jnode.semanticHash()), jnode
 
     for node, index in wanted:
         if node.cls == "InMemoryRelation":
@@ -277,15 +307,21 @@ def _fetch_facts(
                 facts[node.key] = known
                 continue
         try:
-            jnode = jvm_node(node, index)
             if node.cls == "LogicalRelation" and relations is not None and not isinstance(
                 node.fields.get("catalogTable"), dict
             ):
-                relation = jnode.relation()
-                shared = _shared_relation_key(node, int(relation.hashCode()))
-                found_facts = relations.get(shared) or base_relation_facts(relation)
+                hashed, jnode = semantic_hash(node, index)
+                shared = _shared_relation_key(node, hashed)
+                found_facts = relations.get(shared)
+                if found_facts is None:
+                    jnode = jnode if jnode is not None else jvm_node(node, index)
+                    found_facts = base_relation_facts(jnode.relation())
                 relations.put(shared, found_facts)
-            elif node.cls == "LogicalRelation":
+                facts[node.key] = found_facts
+                relations.put(key, found_facts)  # type: ignore[arg-type]
+                continue
+            jnode = jvm_node(node, index)
+            if node.cls == "LogicalRelation":
                 found_facts = relation_facts(jnode, node.fields)
             else:
                 found_facts = NODE_LOOKUPS[node.cls](jnode)

@@ -31,7 +31,7 @@ from typing import Any
 
 from headwater.agent.actions import ActionCapture, is_read_only
 from headwater.agent.capture import RelationCache, capture_plan
-from headwater.agent.jvm import CatalogLookup, executed_plan_facts
+from headwater.agent.jvm import CatalogLookup, RelationHashes, executed_plan_facts
 from headwater.agent.plan import short_class
 from headwater.agent.visitors.commands import DDL_COMMANDS, table_idents
 
@@ -87,6 +87,8 @@ class CaptureWorker:
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=size)
         self._thread = threading.Thread(target=self._run, name="headwater-capture", daemon=True)
         self._thread.start()
+        #: The worker thread's native id (benchmarks read its CPU time).
+        self.native_id: int | None = self._thread.native_id
 
     def submit(self, capture: ActionCapture | PendingAction) -> None:
         try:
@@ -135,13 +137,13 @@ class ActionListener:
         submit: Callable[[Any], None],
         log_once: LogOnce,
         capture_read_only: bool = False,
-        record_seconds: Callable[[float], None] | None = None,
+        record_seconds: Callable[[float, float], None] | None = None,
         defer: bool = True,
     ) -> None:
         """``submit`` receives a :class:`PendingAction` (captured later with
         :meth:`capture_pending`) or, for DDL and when ``defer`` is false, a finished
         :class:`ActionCapture`. ``record_seconds`` gets the time each callback held
-        Spark's listener thread."""
+        Spark's listener thread: wall seconds and that thread's CPU seconds."""
         self._jsession = jsession
         self._jvm = jvm
         self._submit = submit
@@ -151,6 +153,7 @@ class ActionListener:
         self._defer = defer
         self._catalog: CatalogLookup | None = None
         self._relations = RelationCache()
+        self._relation_hashes = RelationHashes(jvm)
         self.active = True
 
     # py4j calls these two by name; they must never raise.
@@ -163,7 +166,7 @@ class ActionListener:
     def _on_action(self, func_name: str, qe: Any, duration_ns: int | None, exception: Any) -> None:
         if not self.active:
             return
-        began = time.perf_counter()
+        began, began_cpu = time.perf_counter(), time.thread_time()
         try:
             jplan = qe.optimizedPlan()
             root_class = short_class(str(jplan.getClass().getName()))
@@ -181,7 +184,7 @@ class ActionListener:
         finally:
             if self._record_seconds is not None:
                 try:
-                    self._record_seconds(time.perf_counter() - began)
+                    self._record_seconds(time.perf_counter() - began, time.thread_time() - began_cpu)
                 except Exception:
                     pass
 
@@ -200,7 +203,9 @@ class ActionListener:
         qe, func_name, exception, end = pending.qe, pending.func_name, pending.exception, pending.end_time
         duration_ns = pending.duration_ns
         jplan = pending.jplan if pending.jplan is not None else qe.optimizedPlan()
-        plan = capture_plan(jplan, optimize=self._optimize, relations=self._relations)
+        plan = capture_plan(
+            jplan, optimize=self._optimize, relations=self._relations, relation_hashes=self._relation_hashes
+        )
         tables: dict[str, dict[str, Any]] = {}
         resolved = None
         if plan.tree.cls == "DropTable" and plan.tree.children:

@@ -1,0 +1,153 @@
+"""What the agent costs, as far as it can be tested: its py4j connection and its own timings.
+
+Speed itself is measured in ``benchmarks/agent_overhead.py``; these tests check the
+mechanisms the figures rest on (issue 4).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from headwater.agent.connection import ConnectionTuner, set_no_delay_for_this_thread
+
+pytestmark = pytest.mark.spark
+
+
+def _java_socket_of_this_thread(spark: Any) -> Any:
+    """The JVM end of the calling thread's py4j connection (found as the agent finds it)."""
+    from py4j.java_gateway import JavaObject
+
+    gateway = spark.sparkContext._gateway
+    client = gateway._gateway_client
+    gateway.jvm.java.lang.System.nanoTime()  # make sure this thread has its connection
+    port = client.get_thread_connection().socket.getsockname()[1]
+    server = JavaObject("GATEWAY_SERVER", client)
+    field = gateway.jvm.java.lang.Class.forName("py4j.GatewayServer").getDeclaredField("connections")
+    field.setAccessible(True)
+    for connection in field.get(server).toArray():
+        if connection.getSocket().getPort() == port:
+            return connection.getSocket()
+    raise AssertionError("no JVM connection for this thread")
+
+
+def _no_delay_seen_from(spark: Any, run: Any) -> bool:
+    """``TCP_NODELAY`` of the JVM end of a fresh thread's connection after ``run()`` on it."""
+    result: list[Any] = []
+
+    def body() -> None:
+        try:
+            run()
+            result.append(bool(_java_socket_of_this_thread(spark).getTcpNoDelay()))
+        except Exception as exc:  # reported by the assertion below
+            result.append(exc)
+
+    thread = threading.Thread(target=body)
+    thread.start()
+    thread.join(60)
+    assert len(result) == 1 and isinstance(result[0], bool), result
+    return result[0]
+
+
+def test_no_delay_is_set_on_the_calling_threads_connection_only(spark: Any) -> None:
+    gateway = spark.sparkContext._gateway
+    main_before = bool(_java_socket_of_this_thread(spark).getTcpNoDelay())
+    assert _no_delay_seen_from(spark, lambda: set_no_delay_for_this_thread(gateway)) is True
+    # A thread that did not ask keeps py4j's default, and so does this one.
+    assert _no_delay_seen_from(spark, lambda: None) is False
+    assert bool(_java_socket_of_this_thread(spark).getTcpNoDelay()) == main_before
+
+
+def test_tuner_names_the_jvm_thread_and_tunes_once_per_connection(spark: Any) -> None:
+    gateway = spark.sparkContext._gateway
+    outcomes: list[Any] = []
+
+    def body() -> None:
+        tuner = ConnectionTuner(gateway)
+        outcomes.extend([tuner.ensure(), tuner.ensure(), tuner.tuned_count, tuner.jvm_thread_id,
+                         int(gateway.jvm.java.lang.Thread.currentThread().getId())])
+
+    thread = threading.Thread(target=body)
+    thread.start()
+    thread.join(60)
+    first, second, count, named, actual = outcomes
+    assert (first, second, count) == (True, False, 1)
+    assert named == actual
+
+
+def test_tuner_does_nothing_without_per_thread_connections() -> None:
+    class SharedConnections:  # py4j's older mode: no get_thread_connection
+        _gateway_client = object()
+
+    tuner = ConnectionTuner(SharedConnections())
+    assert tuner.ensure() is False and tuner.tuned_count == 0
+
+
+def test_agent_records_wall_and_cpu_time_and_names_its_threads(
+    spark: Any, lineage: Any, tmp_path: Path
+) -> None:
+    for number in range(2):
+        spark.range(50).selectExpr("id", "id * 2 AS twice").write.parquet(str(tmp_path / f"out{number}"))
+    lineage.events()
+    stats = lineage.agent.emitter.metrics.snapshot()
+    assert len(stats["build_seconds"]) == len(stats["build_cpu_seconds"]) == 2
+    assert len(stats["capture_seconds"]) == len(stats["capture_cpu_seconds"]) >= 2
+    for wall, cpu in zip(stats["build_seconds"], stats["build_cpu_seconds"], strict=True):
+        assert 0 < cpu and 0 < wall
+    # The named Python threads are the process's own, alive while the agent is open.
+    tasks = {int(t) for t in os.listdir("/proc/self/task")}
+    assert {"capture", "emitter"} <= stats["threads"].keys()
+    assert set(stats["threads"].values()) <= tasks
+    # The JVM thread serving the worker's calls is a live JVM thread that used CPU.
+    mx = spark._jvm.java.lang.management.ManagementFactory.getThreadMXBean()
+    assert mx.getThreadCpuTime(stats["jvm_threads"]["capture"]) > 0
+    # ...and its connection has TCP_NODELAY: it is the worker's, found by the agent.
+    assert lineage.agent._tuner.tuned_count == 1
+
+
+def test_relation_hashes_come_in_one_chain_and_match_each_leafs_own(spark: Any, tmp_path: Path) -> None:
+    from headwater.agent.jvm import RelationHashes
+
+    for name in ("a", "b"):
+        spark.createDataFrame([(1, "x")], ["k", "v"]).write.parquet(str(tmp_path / name))
+    a, b = spark.read.parquet(str(tmp_path / "a")), spark.read.parquet(str(tmp_path / "b"))
+    frame = a.union(spark.range(1).selectExpr("id AS k", "'y' AS v")).union(b).union(a)
+    leaves = frame._jdf.queryExecution().optimizedPlan().collectLeaves()
+    own = [int(leaves.apply(i).semanticHash()) for i in range(leaves.size())
+           if str(leaves.apply(i).getClass().getSimpleName()) == "LogicalRelation"]
+    assert len(own) == 3
+    hashes = RelationHashes(spark._jvm)
+    assert hashes(leaves) == own
+    # The same relation read twice hashes alike; another directory does not.
+    assert own[0] == own[2] != own[1]
+
+
+def test_relation_hashes_give_up_quietly_when_the_jvm_cannot(spark: Any) -> None:
+    from headwater.agent.jvm import RelationHashes
+
+    class NotASeq:
+        def filter(self, function: Any) -> Any:
+            raise RuntimeError("no such method")
+
+    hashes = RelationHashes(spark._jvm)
+    assert hashes(NotASeq()) is None
+    assert hashes(NotASeq()) is None  # and does not try again
+
+
+def test_capture_with_batched_hashes_equals_capture_leaf_by_leaf(spark: Any, tmp_path: Path) -> None:
+    from headwater.agent.capture import RelationCache, capture_plan
+    from headwater.agent.jvm import RelationHashes
+
+    for name in ("a", "b"):
+        spark.createDataFrame([(1, "x")], ["k", "v"]).write.parquet(str(tmp_path / name))
+    a, b = spark.read.parquet(str(tmp_path / "a")), spark.read.parquet(str(tmp_path / "b"))
+    jplan = a.union(b).union(a).union(b)._jdf.queryExecution().optimizedPlan()
+    batched = capture_plan(jplan, relations=RelationCache(), relation_hashes=RelationHashes(spark._jvm))
+    alone = capture_plan(jplan, relations=RelationCache())
+    assert batched.facts == alone.facts
+    paths = sorted(f["root_paths"][0] for f in batched.facts.values())
+    assert [p.rsplit("/", 1)[1] for p in paths] == ["a", "a", "b", "b"]
