@@ -153,8 +153,15 @@ _LATEST_PARENTED_RUN = (
 )
 
 
+# "Has any run a parent?" is an index probe. Without it, a store whose runs have no
+# parents would walk every run of every asked job looking for one.
+_ANY_PARENTED_RUN = sa.select(_r.c.id).where(_r.c.parent_run_uuid.is_not(None)).limit(1)
+
+
 def job_parents(conn: sa.Connection, job_ids: Sequence[int]) -> dict[int, tuple[str, str]]:
     """Each job's parent job (namespace, name), from its latest run that has a parent."""
+    if not job_ids or conn.execute(_ANY_PARENTED_RUN).first() is None:
+        return {}
     latest: dict[int, str] = {}
     for batch in chunks(sorted(set(job_ids))):
         for job_id, run_uuid in conn.execute(_LATEST_PARENTED_RUN, {"ids": batch}):
