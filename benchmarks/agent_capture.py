@@ -10,9 +10,11 @@ JVM facts) into its START/RUNNING/COMPLETE events: visitors, column lineage,
 facets. On a live session two figures per action: "listener" is what Spark's
 listener bus waits for (the callback reads the plan's class and queues the
 action); "capture" is the JVM part of the worker's job — one ``toJSON`` of the
-optimized plan, one ``collectLeaves`` per plan, the relation look-ups (each
-union branch here reads a fresh relation, so nothing comes from the
-cross-action cache), the executed plan's metrics and the SQL text.
+optimized plan, one ``collectLeaves`` per plan, the ``semanticHash`` of all its
+file relations in one chain of calls, the relation look-ups (each union branch
+here reads the same directory anew: after the first, found by that hash), the
+executed plan's metrics and the SQL text — on a py4j connection with
+``TCP_NODELAY``, as the agent's worker makes them.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ def listener_side(widths: list[int]) -> None:
     from pyspark.java_gateway import ensure_callback_server_started
     from pyspark.sql import SparkSession
 
+    from headwater.agent.connection import ConnectionTuner
     from headwater.agent.listener import ActionListener, LogOnce, PendingAction
 
     spark = (
@@ -72,6 +75,7 @@ def listener_side(widths: list[int]) -> None:
     pending: list[PendingAction] = []
     gateway = spark.sparkContext._gateway
     ensure_callback_server_started(gateway)
+    ConnectionTuner(gateway).ensure()  # this thread captures, as the agent's worker does
     listener = ActionListener(
         spark._jsparkSession, gateway.jvm, pending.append, LogOnce(),
         record_seconds=lambda wall, cpu: seconds.append(wall),

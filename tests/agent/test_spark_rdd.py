@@ -44,3 +44,58 @@ def test_text_file_inputs_and_a_failed_save(spark: Any, lineage: Any, tmp_path: 
     assert events[0]["job"]["name"] == f"{app}.map_partitions_python_map_partitions_hadoop"
     assert [(i["namespace"], i["name"]) for i in events[1]["inputs"]] == [("file", str(source))]
     assert "already exists" in events[3]["run"]["facets"]["errorMessage"]["message"]
+
+
+def _rdd_runs(lineage: Any) -> list[dict[str, Any]]:
+    return [e for e in lineage.action_events() if e["job"]["facets"]["jobType"]["jobType"] == "RDD_JOB"]
+
+
+def test_pickle_sequence_and_hadoop_saves_are_child_runs(spark: Any, lineage: Any, tmp_path: Path) -> None:
+    sc = spark.sparkContext
+    source = tmp_path / "words.txt"
+    source.write_text("a 1\nb 2\n")
+    pairs = sc.textFile(str(source)).map(lambda line: tuple(line.split(" ")))
+    pairs.saveAsPickleFile(str(tmp_path / "pickled"))
+    pairs.saveAsSequenceFile(str(tmp_path / "sequence"))
+    pairs.saveAsHadoopFile(str(tmp_path / "hadoop"), "org.apache.hadoop.mapred.TextOutputFormat")
+    pairs.saveAsNewAPIHadoopFile(
+        str(tmp_path / "new_api"), "org.apache.hadoop.mapreduce.lib.output.SequenceFileOutputFormat",
+        "org.apache.hadoop.io.Text", "org.apache.hadoop.io.Text",
+    )
+    events = _rdd_runs(lineage)
+    assert [e["eventType"] for e in events] == ["START", "COMPLETE"] * 4
+    app = lineage.agent.model.app_name
+    outputs = []
+    for start, end in zip(events[::2], events[1::2], strict=True):
+        assert start["run"]["runId"] == end["run"]["runId"]
+        # The Python functions run in one PythonRDD over the text file's two RDDs.
+        assert end["job"]["name"] == f"{app}.map_partitions_python_map_partitions_hadoop"
+        assert [(i["namespace"], i["name"]) for i in end["inputs"]] == [("file", str(source))]
+        outputs.append([(o["namespace"], o["name"]) for o in end["outputs"]])
+    assert outputs == [[("file", str(tmp_path / name))] for name in ("pickled", "sequence", "hadoop", "new_api")]
+    # Each save really ran, with the caller's arguments.
+    assert sorted(sc.pickleFile(str(tmp_path / "pickled")).collect()) == [("a", "1"), ("b", "2")]
+    assert sorted(sc.sequenceFile(str(tmp_path / "sequence")).collect()) == [("a", "1"), ("b", "2")]
+    lines = [line for p in (tmp_path / "hadoop").glob("part-*") for line in p.read_text().splitlines()]
+    assert sorted(lines) == ["a\t1", "b\t2"]
+    assert sorted(sc.sequenceFile(str(tmp_path / "new_api")).collect()) == [("a", "1"), ("b", "2")]
+
+
+def test_a_save_over_data_already_pickled_names_no_python_step(
+    spark: Any, lineage: Any, tmp_path: Path
+) -> None:
+    sc = spark.sparkContext
+    sc.parallelize([(1, "x"), (2, "y")]).saveAsPickleFile(str(tmp_path / "p"), 0)
+    # pickleFile gives an RDD already in the serializer saveAsSequenceFile wants: PySpark
+    # hands its own JVM RDD to the save, with no PythonRDD in between.
+    sc.pickleFile(str(tmp_path / "p")).saveAsSequenceFile(str(tmp_path / "s"))
+    with pytest.raises(Exception, match="already exists"):
+        sc.pickleFile(str(tmp_path / "p")).saveAsSequenceFile(str(tmp_path / "s"))
+    events = _rdd_runs(lineage)
+    assert [e["eventType"] for e in events] == ["START", "COMPLETE", "START", "COMPLETE", "START", "FAIL"]
+    app = lineage.agent.model.app_name
+    assert events[1]["job"]["name"] == f"{app}.map_partitions_python_parallel_collection"
+    assert events[3]["job"]["name"] == f"{app}.map_partitions_hadoop"
+    assert [(i["namespace"], i["name"]) for i in events[3]["inputs"]] == [("file", str(tmp_path / "p"))]
+    assert "already exists" in events[5]["run"]["facets"]["errorMessage"]["message"]
+    assert sorted(sc.sequenceFile(str(tmp_path / "s")).collect()) == [(1, "x"), (2, "y")]

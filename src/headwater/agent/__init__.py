@@ -282,20 +282,26 @@ def _agent_for(spark_context: Any) -> Agent | None:
     return None
 
 
-def _rdd_save_begins(rdd: Any, path: str) -> Any:
-    """Called by the wrapped ``RDD.saveAsTextFile`` before the save runs (see .rdds)."""
+def _rdd_save_begins(
+    rdd: Any,
+    path: str,
+    method: str = "saveAsTextFile",
+    args: tuple[Any, ...] = (),
+    kwargs: dict[str, Any] | None = None,
+) -> Any:
+    """Called by a wrapped RDD save (``saveAsTextFile``, ...) before it runs (see .rdds)."""
     agent = _agent_for(rdd.ctx)
     if agent is None:
         return None
     from headwater.agent.rdds import RddSavePhase, new_save
 
-    save = new_save(rdd, path)
+    save = new_save(rdd, path, method, args, kwargs)
     agent._worker.submit(RddSavePhase(save, "START"))
     return agent, save
 
 
 def _rdd_save_ends(token: Any, error: BaseException | None) -> None:
-    """Called by the wrapped ``RDD.saveAsTextFile`` after the save, with its exception if any."""
+    """Called by a wrapped RDD save after it ran, with its exception if any."""
     try:
         from headwater.agent.rdds import RddSavePhase
 

@@ -3,10 +3,12 @@
 An RDD action such as ``saveAsTextFile`` runs no ``QueryExecution``, so the
 ``QueryExecutionListener`` never hears of it. The OpenLineage listener sees it
 as a Spark job and names it after the job's RDD graph. headwater wraps PySpark's
-``RDD.saveAsTextFile`` instead (:func:`install_rdd_hooks`): the wrapper notes the
-start, runs the save untouched, notes the end (or the exception, which it
-re-raises unchanged), and hands both to the agent's worker, which walks the RDD
-graph over py4j and emits START and COMPLETE/FAIL.
+RDD saves instead (:func:`install_rdd_hooks`: ``saveAsTextFile``,
+``saveAsPickleFile``, ``saveAsSequenceFile``, ``saveAsHadoopFile`` and
+``saveAsNewAPIHadoopFile``): the wrapper notes the start, runs the save
+untouched, notes the end (or the exception, which it re-raises unchanged), and
+hands both to the agent's worker, which walks the RDD graph over py4j and emits
+START and COMPLETE/FAIL.
 
 The job name is the listener's: the application name and the RDD graph's name,
 where every RDD is named by ``setName`` or else by its class
@@ -15,9 +17,13 @@ names unless they already start with its own — so ``sc.parallelize(rows)``
 named "list of random words and numbers", mapped and saved as text, becomes
 ``map_partitions_python_list_of_random_words_and_numbers``.
 
-Only ``saveAsTextFile`` is wrapped: the RDD graph Spark runs for it is known
-(two ``MapPartitionsRDD`` over the ``PythonRDD`` that pipelines the Python
-functions), so the name can be derived without guessing.
+The RDD graph Spark runs for each wrapped save is known, so the name is derived
+without guessing: two ``MapPartitionsRDD`` (text and pickle files) or three
+(sequence and Hadoop files, through ``PythonRDD.saveAs*``) over the RDD the
+Python side hands to the JVM — the ``PythonRDD`` that pipelines the Python
+functions, or, when PySpark finds the data already pickled the way the save
+wants it, the RDD's own JVM RDD (see :func:`new_save`). The ``*Dataset`` saves
+name their output only in a Hadoop configuration and are not wrapped.
 """
 
 from __future__ import annotations
@@ -140,15 +146,29 @@ def rdd_graph_name(rdd: Any) -> str:
     return name_of(rdd, 0)
 
 
+#: The wrapped saves and how many MapPartitionsRDD Spark puts over the RDD Python hands it.
+SAVE_LAYERS = {
+    "saveAsTextFile": 2,
+    "saveAsPickleFile": 2,
+    "saveAsSequenceFile": 3,
+    "saveAsHadoopFile": 3,
+    "saveAsNewAPIHadoopFile": 3,
+}
+
+
 @dataclass
 class RddSave:
-    """One ``saveAsTextFile`` call: what the worker needs to describe it."""
+    """One RDD save call: what the worker needs to describe it."""
 
     path: str
-    #: The JavaRDD the save's PythonRDD pipelines over (PySpark's ``_prev_jrdd``).
+    #: The JavaRDD the save's PythonRDD pipelines over (PySpark's ``_prev_jrdd``), or,
+    #: when ``python`` is false, the JavaRDD Python hands to the JVM's save itself.
     base: Any
     jsc: Any
     jvm: Any
+    method: str = "saveAsTextFile"
+    #: Whether a PythonRDD sits between ``base`` and the save's MapPartitionsRDDs.
+    python: bool = True
     start_time: float = field(default_factory=time.time)
     end_time: float | None = None
     error: tuple[str, str | None] | None = None
@@ -170,9 +190,10 @@ def save_facts(save: RddSave) -> dict[str, Any]:
     """Job-name suffix, input paths and the qualified output path of a save (py4j)."""
     if save.facts is None:
         base = save.base.rdd()
-        # saveAsTextFile runs MapPartitions(MapPartitions(PythonRDD(base))): name that graph.
-        python = _combine("python", [rdd_graph_name(base)])
-        suffix = _combine("map_partitions", [_combine("map_partitions", [python])])
+        # e.g. saveAsTextFile runs MapPartitions(MapPartitions(PythonRDD(base))): name that graph.
+        suffix = _combine("python", [rdd_graph_name(base)]) if save.python else rdd_graph_name(base)
+        for _ in range(SAVE_LAYERS.get(save.method, 2)):
+            suffix = _combine("map_partitions", [suffix])
         target = save.jvm.org.apache.hadoop.fs.Path(save.path)
         qualified = target.getFileSystem(save.jsc.hadoopConfiguration()).makeQualified(target)
         save.facts = {
@@ -190,43 +211,74 @@ def _keep(_: int, rows: Any) -> Any:
 _install_lock = threading.Lock()
 
 
-def install_rdd_hooks(begin: Callable[[Any, str], Any], end: Callable[[Any, BaseException | None], None]) -> None:
-    """Wrap ``pyspark.RDD.saveAsTextFile`` once per process.
+def _wrap_save(method: str, original: Callable[..., Any], begin: Callable[..., Any],
+               end: Callable[[Any, BaseException | None], None]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def save(self: Any, path: str, *args: Any, **kwargs: Any) -> Any:
+        token = None
+        try:
+            token = begin(self, path, method, args, kwargs)
+        except Exception:
+            logger.debug("headwater agent: could not note an RDD save", exc_info=True)
+        try:
+            result = original(self, path, *args, **kwargs)
+        except BaseException as exc:
+            if token is not None:
+                end(token, exc)
+            raise
+        if token is not None:
+            end(token, None)
+        return result
 
-    ``begin(rdd, path)`` returns a token (or ``None`` when no agent watches that
-    SparkContext) and ``end(token, error)`` receives it back; neither may raise
-    into the job, and the save itself runs exactly as PySpark's.
+    save.__headwater_wrapped__ = True  # type: ignore[attr-defined]
+    return save
+
+
+def install_rdd_hooks(begin: Callable[..., Any], end: Callable[[Any, BaseException | None], None]) -> None:
+    """Wrap PySpark's RDD saves (:data:`SAVE_LAYERS`) once per process.
+
+    ``begin(rdd, path, method, args, kwargs)`` returns a token (or ``None`` when
+    no agent watches that SparkContext) and ``end(token, error)`` receives it
+    back; neither may raise into the job, and the save itself runs exactly as
+    PySpark's, with the caller's arguments.
     """
     from pyspark import RDD
 
     with _install_lock:
-        original = RDD.saveAsTextFile
-        if getattr(original, "__headwater_wrapped__", False):
-            return
-
-        @functools.wraps(original)
-        def saveAsTextFile(self: Any, path: str, compressionCodecClass: str | None = None) -> None:  # noqa: N802,N803
-            token = None
-            try:
-                token = begin(self, path)
-            except Exception:
-                logger.debug("headwater agent: could not note an RDD save", exc_info=True)
-            try:
-                original(self, path, compressionCodecClass)
-            except BaseException as exc:
-                if token is not None:
-                    end(token, exc)
-                raise
-            if token is not None:
-                end(token, None)
-
-        saveAsTextFile.__headwater_wrapped__ = True  # type: ignore[attr-defined]
-        RDD.saveAsTextFile = saveAsTextFile  # type: ignore[method-assign]
+        for method in SAVE_LAYERS:
+            original = getattr(RDD, method, None)
+            if original is None or getattr(original, "__headwater_wrapped__", False):
+                continue
+            setattr(RDD, method, _wrap_save(method, original, begin, end))
 
 
-def new_save(rdd: Any, path: str) -> RddSave:
-    """An :class:`RddSave` for ``rdd.saveAsTextFile(path)`` (Python attributes only, no py4j)."""
+def _save_serializer(method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The serializer PySpark re-serialises the RDD to before a pickled save."""
+    from pyspark.serializers import AutoBatchedSerializer, BatchedSerializer, CPickleSerializer
+
+    if method == "saveAsPickleFile":
+        batch_size = args[0] if args else kwargs.get("batchSize", 10)
+        if batch_size == 0:
+            return AutoBatchedSerializer(CPickleSerializer())
+        return BatchedSerializer(CPickleSerializer(), batch_size)
+    return AutoBatchedSerializer(CPickleSerializer())  # RDD._pickled()
+
+
+def new_save(
+    rdd: Any,
+    path: str,
+    method: str = "saveAsTextFile",
+    args: tuple[Any, ...] = (),
+    kwargs: dict[str, Any] | None = None,
+) -> RddSave:
+    """An :class:`RddSave` for ``rdd.<method>(path, ...)`` (Python attributes, at most
+    the RDD's own JVM RDD, which the save itself would create a moment later)."""
     # PySpark pipelines the save's function with rdd's own Python functions into one
     # PythonRDD over this JavaRDD; asking PySpark which one keeps us off its internals.
-    base = rdd.mapPartitionsWithIndex(_keep)._prev_jrdd
-    return RddSave(path=str(path), base=base, jsc=rdd.ctx._jsc, jvm=rdd.ctx._jvm)
+    save = RddSave(path=str(path), base=None, jsc=rdd.ctx._jsc, jvm=rdd.ctx._jvm, method=method)
+    if method != "saveAsTextFile" and rdd._jrdd_deserializer == _save_serializer(method, args, kwargs or {}):
+        # RDD._reserialize adds no map: the save runs over the RDD's own JVM RDD.
+        save.base, save.python = rdd._jrdd, False
+    else:
+        save.base = rdd.mapPartitionsWithIndex(_keep)._prev_jrdd
+    return save
