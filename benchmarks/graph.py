@@ -127,8 +127,10 @@ def measure(
     kinds: tuple[str, ...] = KINDS,
 ) -> None:
     rng = random.Random(seed)
-    # Half way through the runs: each job's version then (the slower asOf path).
-    as_of = synthetic.START + timedelta(hours=graph.runs_per_job // 2, minutes=30)
+    # Half way through the events (round r of job j is at START + r hours + j seconds),
+    # so every job has runs before it: each job's version then (the slower asOf path).
+    span = timedelta(hours=graph.runs_per_job - 1, seconds=len(graph.jobs))
+    as_of = synthetic.START + span / 2
     top = [o for job in graph.jobs if job.layer >= synthetic.LAYERS - 3 for o in job.outputs]
     low = [o for job in graph.jobs if job.layer <= 3 for o in job.outputs]
     ns = synthetic.NAMESPACE
