@@ -13,22 +13,18 @@ routes stay declared, so the OpenAPI document still describes both.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 
-from fastapi.responses import JSONResponse
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from headwater.errors import HeadwaterError
 from headwater.server.deps import require_write_access
-from headwater.server.handlers import error_body, headwater_error_response
+from headwater.server.handlers import headwater_error_response, unexpected_error_response
 from headwater.server.routes.lineage import post_lineage, post_lineage_batch
 
 __all__ = ["IngestFastPath"]
-
-logger = logging.getLogger(__name__)
 
 _HANDLERS: dict[str, Callable[[Request], Awaitable[Response]]] = {
     "/api/v1/lineage": post_lineage,
@@ -54,7 +50,6 @@ class IngestFastPath:
             response = await handler(request)
         except HeadwaterError as exc:
             response = await headwater_error_response(request, exc)
-        except Exception:  # noqa: BLE001 - a bug: logged, never leaked to the client
-            logger.exception("unhandled error on POST %s", scope["path"])
-            response = JSONResponse(error_body("internal server error"), 500)
+        except Exception as exc:  # noqa: BLE001 - a bug: the app's last-resort answer
+            response = await unexpected_error_response(request, exc)
         await response(scope, receive, send)

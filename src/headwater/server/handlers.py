@@ -37,6 +37,7 @@ __all__ = [
     "error_body",
     "headwater_error_response",
     "install_handlers",
+    "unexpected_error_response",
 ]
 
 logger = logging.getLogger(__name__)
@@ -118,8 +119,8 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(error_body(str(exc.detail)), exc.status_code, headers=exc.headers)
 
 
-async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-    # Last resort: a bug. Log it with the traceback; never leak internals to the client.
+async def unexpected_error_response(request: Request, exc: Exception) -> JSONResponse:
+    """Last resort, for a bug: logged with the traceback, never leaked to the client."""
     logger.exception("unhandled error on %s %s", request.method, request.url.path)
     return JSONResponse(error_body("internal server error"), 500)
 
@@ -129,4 +130,4 @@ def install_handlers(app: FastAPI) -> None:
     app.add_exception_handler(HeadwaterError, headwater_error_response)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_exception_handler(Exception, _unexpected)
+    app.add_exception_handler(Exception, unexpected_error_response)
