@@ -27,6 +27,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 
 from headwater.store import tables as t
+from headwater.store.queries import LATEST_RUN, latest_run_of_job
 
 __all__ = ["INPUT", "OUTPUT", "refresh"]
 
@@ -35,21 +36,14 @@ INPUT = "input"
 OUTPUT = "output"
 
 _IDS = sa.bindparam("ids", expanding=True)
-_io, _j, _r = t.job_current_io, t.jobs, t.runs
+_io, _j = t.job_current_io, t.jobs
 # A bound IN list per statement stays well under SQLite's variable limit.
 _CHUNK = 500
 
 
 def _latest_run_rows(link: sa.Table, direction: str) -> sa.Select[tuple[int, str, int]]:
     """(job id, direction, dataset id) of the latest run of each job in ``ids``."""
-    latest_run = (
-        sa.select(_r.c.uuid)
-        .where(_r.c.job_id == _j.c.id)
-        .order_by(_r.c.created_at.desc(), _r.c.uuid.desc())
-        .limit(1)
-        .correlate(_j)
-        .scalar_subquery()
-    )
+    latest_run = latest_run_of_job(LATEST_RUN.c.uuid)
     return (
         sa.select(_j.c.id, sa.literal(direction, sa.String(6)), link.c.dataset_id)
         .select_from(_j)

@@ -40,6 +40,7 @@ from headwater.store.extract import (
     text_or_none,
 )
 from headwater.store.merge import merge_into
+from headwater.store.queries import LATEST_RUN, latest_run_of_job
 
 if TYPE_CHECKING:
     from headwater.store.writer import Writer
@@ -80,9 +81,7 @@ _RESPAN_VERSIONS = _jv.update().where(_jv.c.uuid.in_(_IDS)).values(
     .where(_r.c.job_version_uuid == _jv.c.uuid).scalar_subquery(),
     updated_at=sa.select(sa.func.max(_r.c.updated_at))
     .where(_r.c.job_version_uuid == _jv.c.uuid).scalar_subquery())
-_LATEST_RUN_VERSION = (
-    sa.select(_r.c.job_version_uuid).where(_r.c.job_id == _j.c.id)
-    .order_by(_r.c.created_at.desc(), _r.c.uuid.desc()).limit(1).scalar_subquery())
+_LATEST_RUN_VERSION = latest_run_of_job(LATEST_RUN.c.job_version_uuid)
 _JOBS = sa.select(_j.c.id, _j.c.current_version_uuid, _LATEST_RUN_VERSION.label("latest")).where(
     _j.c.id.in_(_IDS))
 _UPDATE_JOB = _j.update().where(_j.c.id == sa.bindparam("b_id"))

@@ -26,6 +26,7 @@ import sqlalchemy as sa
 from headwater.graph.model import Direction, Edge, NodeId, NodeType, Transformation
 from headwater.store import current_io
 from headwater.store import tables as t
+from headwater.store.queries import LATEST_RUN, latest_run_of_job
 from headwater.store.reads.common import chunks, dataset_ids, naive
 from headwater.store.reads.runs import run_input_versions
 from headwater.store.reads.visibility import HiddenNodes
@@ -33,8 +34,6 @@ from headwater.store.reads.visibility import HiddenNodes
 __all__ = ["ColumnLineage", "RunLineage", "TableLineage", "job_versions_at"]
 
 _ds, _ns, _j, _jv, _r = t.datasets, t.namespaces, t.jobs, t.job_versions, t.runs
-# The same order the store uses to pick a job's current version: latest run first.
-_LATEST_RUN_FIRST = (_r.c.created_at.desc(), _r.c.uuid.desc())
 
 
 def _parse_all(node_ids: Collection[str]) -> list[NodeId]:
@@ -50,17 +49,11 @@ def _job_versions_statement(until: bool) -> sa.Select[Any]:
     over every run of every asked job was most of an asOf walk at a million runs).
     """
     if until:
-        version = (
-            sa.select(_r.c.job_version_uuid)
-            .where(
-                _r.c.job_id == _j.c.id,
-                _r.c.created_at <= sa.bindparam("as_of"),
-                _r.c.job_version_uuid.is_not(None),
-            )
-            .order_by(*_LATEST_RUN_FIRST)
-            .limit(1)
-            .correlate(_j)
-            .scalar_subquery()
+        # The same run the store picks a job's current version from, up to as_of.
+        version = latest_run_of_job(
+            LATEST_RUN.c.job_version_uuid,
+            LATEST_RUN.c.created_at <= sa.bindparam("as_of"),
+            LATEST_RUN.c.job_version_uuid.is_not(None),
         )
     else:
         version = _j.c.current_version_uuid

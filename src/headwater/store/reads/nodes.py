@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from headwater.errors import NotFoundError
 from headwater.graph.model import NodeId, NodeType
 from headwater.store import tables as t
+from headwater.store.queries import LATEST_RUN, latest_run_of_job
 from headwater.store.reads.common import aware, chunks, dataset_ids, job_ids, naive
 from headwater.store.reads.lineage import job_versions_at
 from headwater.store.reads.parents import job_parents, run_parents
@@ -155,18 +156,9 @@ def _latest_runs_statement(until: bool) -> sa.Select[Any]:
     created at or before ``as_of``: a correlated ``LIMIT 1`` per job, answered by seeking
     ``ix_runs_job_id_created_at`` (a window over every run of thousands of jobs was
     most of the node data of a large answer)."""
-    r, latest, j = t.runs, t.runs.alias("latest"), t.jobs
-    conditions = [latest.c.job_id == j.c.id]
-    if until:
-        conditions.append(latest.c.created_at <= sa.bindparam("as_of"))
-    latest_uuid = (
-        sa.select(latest.c.uuid)
-        .where(*conditions)
-        .order_by(latest.c.created_at.desc(), latest.c.uuid.desc())
-        .limit(1)
-        .correlate(j)
-        .scalar_subquery()
-    )
+    r, j = t.runs, t.jobs
+    conditions = [LATEST_RUN.c.created_at <= sa.bindparam("as_of")] if until else []
+    latest_uuid = latest_run_of_job(LATEST_RUN.c.uuid, *conditions)
     return (
         sa.select(r.c.job_id, r.c.uuid, r.c.state, r.c.started_at, r.c.ended_at)
         .select_from(j)

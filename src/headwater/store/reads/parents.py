@@ -22,6 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.store import tables as t
+from headwater.store.queries import LATEST_RUN, latest_run_of_job
 from headwater.store.reads.common import Page, chunks, paged
 
 __all__ = [
@@ -141,14 +142,8 @@ def latest_runs_per_job(job_ids: Sequence[int], most: int, *conditions: Any) -> 
 # Each job's latest run that has a parent: a correlated LIMIT 1 per job, answered by
 # seeking ix_runs_job_id_created_at (not a window over all runs of every asked job).
 _LATEST_PARENTED_RUN = (
-    sa.select(_j.c.id, (
-        sa.select(_r.c.uuid)
-        .where(_r.c.job_id == _j.c.id, _r.c.parent_run_uuid.is_not(None))
-        .order_by(_r.c.created_at.desc(), _r.c.uuid.desc())
-        .limit(1)
-        .correlate(_j)
-        .scalar_subquery()
-    ))
+    sa.select(_j.c.id,
+              latest_run_of_job(LATEST_RUN.c.uuid, LATEST_RUN.c.parent_run_uuid.is_not(None)))
     .where(_j.c.id.in_(sa.bindparam("ids", expanding=True)))
 )
 
