@@ -68,7 +68,7 @@ class Store:
         # A file database (the one kind with a lock path) gets its WAL
         # checkpointed off the write path.
         self._checkpointer = (WalCheckpointer(engine.url.database)
-                              if self._write_lock_path and engine.url.database else None)
+                              if self._write_lock_path else None)
 
     @classmethod
     def open(cls, url: str, *, migrate: bool = True) -> Store:
