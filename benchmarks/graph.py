@@ -32,7 +32,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from datetime import timedelta
+from datetime import datetime, timedelta
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -135,21 +135,14 @@ def measure(
     low = [o for job in graph.jobs if job.layer <= 3 for o in job.outputs]
     ns = synthetic.NAMESPACE
 
-    def table_up(conn: Any) -> dict[str, Any]:
-        node = f"dataset:{ns}:{rng.choice(top)}"
-        return directed_lineage(conn, node, "upstream", 10, None, 10_000)
+    def table(direction: str, roots: list[str], at: datetime | None) -> Any:
+        """A depth-10 table-lineage query from a random dataset of ``roots``."""
 
-    def table_down(conn: Any) -> dict[str, Any]:
-        node = f"dataset:{ns}:{rng.choice(low)}"
-        return directed_lineage(conn, node, "downstream", 10, None, 10_000)
+        def query(conn: Any) -> dict[str, Any]:
+            node = f"dataset:{ns}:{rng.choice(roots)}"
+            return directed_lineage(conn, node, direction, 10, at, 10_000)
 
-    def table_up_as_of(conn: Any) -> dict[str, Any]:
-        node = f"dataset:{ns}:{rng.choice(top)}"
-        return directed_lineage(conn, node, "upstream", 10, as_of, 10_000)
-
-    def table_down_as_of(conn: Any) -> dict[str, Any]:
-        node = f"dataset:{ns}:{rng.choice(low)}"
-        return directed_lineage(conn, node, "downstream", 10, as_of, 10_000)
+        return query
 
     def column_up(conn: Any) -> dict[str, Any]:
         field = synthetic._field(rng.randrange(synthetic.FIELDS))
@@ -171,10 +164,10 @@ def measure(
         return directed_lineage(conn, f"run:{rng.choice(recent)}", "upstream", 4, None, 10_000)
 
     for kind, label, run in (
-        ("up", "table lineage, upstream, depth 10        ", table_up),
-        ("down", "table lineage, downstream, depth 10      ", table_down),
-        ("up-asof", "table lineage, upstream, depth 10, asOf  ", table_up_as_of),
-        ("down-asof", "table lineage, downstream, depth 10, asOf", table_down_as_of),
+        ("up", "table lineage, upstream, depth 10        ", table("upstream", top, None)),
+        ("down", "table lineage, downstream, depth 10      ", table("downstream", low, None)),
+        ("up-asof", "table lineage, upstream, depth 10, asOf  ", table("upstream", top, as_of)),
+        ("down-asof", "table lineage, downstream, depth 10, asOf", table("downstream", low, as_of)),
         ("column", "column lineage, upstream, depth 10       ", column_up),
         ("run", "run lineage, upstream, depth 4           ", run_up),
         ("search", "search                                   ", find),
