@@ -35,6 +35,7 @@ from headwater.store.extract import (
     Facts,
     dataset_node,
     job_node,
+    name_uuid,
     parse_time,
     run_node,
     text_or_none,
@@ -86,7 +87,7 @@ _JOBS = sa.select(_j.c.id, _j.c.current_version_uuid, _LATEST_RUN_VERSION.label(
     _j.c.id.in_(_IDS))
 _UPDATE_JOB = _j.update().where(_j.c.id == sa.bindparam("b_id"))
 
-_JOB_VERSION_NS = uuid.UUID("0b8f8f5c-3c1d-4f57-8d0e-1c5f9f3d7a21")
+_JOB_VERSION_NS = uuid.UUID("0b8f8f5c-3c1d-4f57-8d0e-1c5f9f3d7a21").bytes
 
 
 def after_batch(conn: sa.Connection, writer: Writer, facts: Facts) -> None:
@@ -161,7 +162,7 @@ def _runs(conn: sa.Connection, writer: Writer, facts: Facts, run_uuids: list[str
         inputs, outputs = sorted(io[run_uuid][0]), sorted(io[run_uuid][1])
         location = locations.get(run_uuid)
         job = job_node(row.job_namespace, row.job_name)
-        version = str(uuid.uuid5(_JOB_VERSION_NS, json.dumps([job, inputs, outputs, location])))
+        version = name_uuid(_JOB_VERSION_NS, json.dumps([job, inputs, outputs, location]))
         merge_into(versions, version, {
             "uuid": version, "job_id": row.job_id, "location": location, "inputs": inputs,
             "outputs": outputs, "created_at": row.created_at, "updated_at": row.updated_at,

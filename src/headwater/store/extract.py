@@ -8,6 +8,7 @@ and upserts them.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -20,7 +21,8 @@ from headwater.store.canonical import canonical_bytes, content_hash
 from headwater.store.merge import MergeRule, merge_into
 
 __all__ = [
-    "Facts", "ParsedEvent", "dataset_node", "job_node", "parse_event", "run_node", "text_or_none",
+    "Facts", "ParsedEvent", "dataset_node", "job_node", "name_uuid", "parse_event", "run_node",
+    "text_or_none",
 ]
 
 TERMINAL_STATES = frozenset({"COMPLETE", "FAIL", "ABORT"})
@@ -28,6 +30,7 @@ ACTIVE_STATES = frozenset({"START", "RUNNING"})
 
 # Fixed namespace for headwater's name-based (uuid5) version ids.
 _VERSION_NS = uuid.UUID("6f1c2b1e-7a52-4d2e-9a3b-5b0f3c2a9e10")
+_VERSION_NS_BYTES = _VERSION_NS.bytes
 
 DatasetKey = tuple[str, str]
 
@@ -36,9 +39,13 @@ DATASET_DERIVED_FACETS = frozenset(
     {"schema", "documentation", "dataSource", "lifecycleStateChange"})
 VERSION_DERIVED_FACETS = frozenset({"schema", "lifecycleStateChange"})
 
-# isinstance against dict first: events are JSON-decoded dicts, and the
-# Mapping ABC check alone costs more than the rest of a facet's handling.
-_MAP = (dict, Mapping)
+def _is_map(value: Any) -> bool:
+    """``isinstance(value, Mapping)``, answered without the ABC for dicts and absent keys.
+
+    Most values tested are decoded dicts or ``None`` (an absent facet); the
+    ABC's check, which both would otherwise reach, costs more than the rest.
+    """
+    return type(value) is dict or (value is not None and isinstance(value, Mapping))
 
 
 def dataset_node(namespace: str, name: str) -> str:
@@ -57,9 +64,23 @@ def field_node(namespace: str, name: str, field_name: str) -> str:
     return f"datasetField:{namespace}:{name}:{field_name}"
 
 
+def name_uuid(namespace: bytes, name: str) -> str:
+    """``str(uuid.uuid5(UUID(bytes=namespace), name))``, about three times faster.
+
+    The same RFC 4122 steps (SHA-1 of the namespace's bytes and the name's
+    UTF-8, first 16 bytes, version 5, RFC variant) without building a
+    :class:`uuid.UUID`; tests check it against the standard library.
+    """
+    digest = bytearray(hashlib.sha1(namespace + name.encode(), usedforsecurity=False).digest())
+    digest[6] = (digest[6] & 0x0F) | 0x50
+    digest[8] = (digest[8] & 0x3F) | 0x80
+    text = digest[:16].hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
 def dataset_version_uuid(namespace: str, name: str, producer: str) -> str:
     """Deterministic version id: the same (dataset, producing run/event) -> the same uuid."""
-    return str(uuid.uuid5(_VERSION_NS, f"{namespace}\x00{name}\x00{producer}"))
+    return name_uuid(_VERSION_NS_BYTES, f"{namespace}\x00{name}\x00{producer}")
 
 
 def parse_time(value: Any, where: str) -> datetime:
@@ -91,7 +112,7 @@ class ParsedEvent:
 
 def parse_event(event: Mapping[str, Any]) -> ParsedEvent:
     """Hash and classify one event; raise EventError naming a missing field."""
-    if not isinstance(event, _MAP):
+    if not _is_map(event):
         raise EventError("event must be a JSON object", field="event")
     canonical = canonical_bytes(event)
     digest = content_hash(canonical)
@@ -113,14 +134,14 @@ def parse_event(event: Mapping[str, Any]) -> ParsedEvent:
             kind = "job"
         else:
             kind = "run"
-            if not isinstance(run, _MAP) or not isinstance(run.get("runId"), str):
+            if not _is_map(run) or not isinstance(run.get("runId"), str):
                 raise EventError("run.runId must be a string", field="run.runId")
             run_uuid = run["runId"]
     return ParsedEvent(digest, payload, event, time, event_type, kind, run_uuid, job)
 
 
 def _job_key(job: Any) -> DatasetKey:
-    if not isinstance(job, _MAP):
+    if not _is_map(job):
         raise EventError("job must be an object", field="job")
     for part in ("namespace", "name"):
         if not isinstance(job.get(part), str):
@@ -129,7 +150,7 @@ def _job_key(job: Any) -> DatasetKey:
 
 
 def _dataset_key(dataset: Any, where: str) -> DatasetKey:
-    if not isinstance(dataset, _MAP):
+    if not _is_map(dataset):
         raise EventError(f"{where} must be an object", field=where)
     for part in ("namespace", "name"):
         if not isinstance(dataset.get(part), str):
@@ -137,9 +158,12 @@ def _dataset_key(dataset: Any, where: str) -> DatasetKey:
     return (dataset["namespace"], dataset["name"])
 
 
+_NO_FACETS: Mapping[str, Any] = {}
+
+
 def _facets(container: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     value = container.get(key)
-    return value if isinstance(value, _MAP) else {}
+    return value if _is_map(value) else _NO_FACETS
 
 
 def text_or_none(value: Any) -> str | None:
@@ -194,7 +218,15 @@ class Facts:
         return out
 
     def put(self, rule: MergeRule, key: Any, row: dict[str, Any]) -> None:
-        merge_into(self.rows.setdefault(rule.table.name, {}), key, row, rule)
+        # Called ~10 times per event; a new key skips the merge call.
+        table = rule.table.name
+        rows = self.rows.get(table)
+        if rows is None:
+            rows = self.rows[table] = {}
+        if key not in rows:
+            rows[key] = row
+        else:
+            merge_into(rows, key, row, rule)
 
     def table_rows(self, rule: MergeRule) -> dict[Any, dict[str, Any]]:
         return self.rows.get(rule.table.name, {})
@@ -342,7 +374,7 @@ class Facts:
                 self.touched_versions.add(version)
         t, h = ev.time, ev.event_hash
         source = facets.get("dataSource")
-        if isinstance(source, _MAP) and isinstance(source.get("name"), str):
+        if _is_map(source) and isinstance(source.get("name"), str):
             self.put(rules.SOURCES, source["name"], {
                 "name": source["name"], "connection_url": text_or_none(source.get("uri")),
                 "url_time": t, "url_hash": h, "created_at": t, "updated_at": t})
@@ -351,9 +383,9 @@ class Facts:
                 "name": key[0], "connection_url": key[0], "url_time": t, "url_hash": h,
                 "created_at": t, "updated_at": t})
         symlinks = facets.get("symlinks")
-        if isinstance(symlinks, _MAP):
+        if _is_map(symlinks):
             for ident in symlinks.get("identifiers") or ():
-                if isinstance(ident, _MAP) and isinstance(ident.get("namespace"), str) \
+                if _is_map(ident) and isinstance(ident.get("namespace"), str) \
                         and isinstance(ident.get("name"), str):
                     self.put(rules.DATASET_SYMLINKS, (key, ident["namespace"], ident["name"]), {
                         "dataset": key, "namespace": ident["namespace"], "name": ident["name"],
@@ -361,7 +393,7 @@ class Facts:
         self._column_lineage(key, facets.get("columnLineage"), ev)
         self._tags(dataset_node(*key), facets.get("tags"), ev, key)
         schema = facets.get("schema")
-        if isinstance(schema, _MAP):
+        if _is_map(schema):
             for f in schema.get("fields") or ():
                 # Most fields are plain dicts without tags: test that first.
                 if (type(f) is dict or isinstance(f, Mapping)) and f.get("tags") \
@@ -369,7 +401,7 @@ class Facts:
                     self._tags(field_node(key[0], key[1], f["name"]), {"tags": f["tags"]}, ev, None)
 
     def _column_lineage(self, target: DatasetKey, facet: Any, ev: ParsedEvent) -> None:
-        if not isinstance(facet, _MAP):
+        if not _is_map(facet):
             return
         guard = (ev.time, ev.event_hash, ev.run_uuid)
         seen_for_target = self.lineage.setdefault(target, [])
@@ -388,9 +420,9 @@ class Facts:
         edge_time, edge_hash, run_uuid = seen["guard"]
         entries: list[tuple[str, Any, Mapping[str, Any]]] = []
         fields = facet.get("fields")
-        if isinstance(fields, _MAP):
+        if _is_map(fields):
             for target_field, spec in fields.items():
-                if isinstance(spec, _MAP):
+                if _is_map(spec):
                     for source in spec.get("inputFields") or ():
                         entries.append((target_field, source, spec))
         for source in facet.get("dataset") or ():
@@ -398,7 +430,7 @@ class Facts:
         # A facet names the same source dataset once per field: resolve each once.
         source_keys: dict[tuple[str, str], DatasetKey] = {}
         for target_field, source, spec in entries:
-            if not isinstance(source, _MAP):
+            if not _is_map(source):
                 continue
             source_field = source.get("field")
             if not isinstance(source_field, str):
@@ -419,7 +451,7 @@ class Facts:
                 transformations = [{"type": spec.get("transformationType"),
                                     "description": spec.get("transformationDescription")}]
             for tr in transformations:
-                if not isinstance(tr, _MAP):
+                if not _is_map(tr):
                     continue
                 key = (target, target_field, source_key, source_field,
                        str(tr.get("type") or ""), str(tr.get("subtype") or ""))
@@ -434,13 +466,13 @@ class Facts:
                     "created_at": first, "updated_at": last})
 
     def _tags(self, subject: str, facet: Any, ev: ParsedEvent, dataset: DatasetKey | None) -> None:
-        if not isinstance(facet, _MAP):
+        if not _is_map(facet):
             return
         t, h = ev.time, ev.event_hash
         for tag in facet.get("tags") or ():
             if isinstance(tag, str):
                 tag = {"key": tag}
-            if not isinstance(tag, _MAP) or not isinstance(tag.get("key"), str):
+            if not _is_map(tag) or not isinstance(tag.get("key"), str):
                 continue
             target = subject
             if dataset is not None and isinstance(tag.get("field"), str):
