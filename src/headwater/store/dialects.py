@@ -81,7 +81,15 @@ def _configure_sqlite(engine: sa.Engine) -> None:
         # Writers take the write lock up front (BEGIN IMMEDIATE) rather than
         # failing half-way with SQLITE_BUSY; readers stay deferred.
         writer = conn.get_execution_options().get(WRITER_OPTION, False)
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")
+        sql = "BEGIN IMMEDIATE" if writer else "BEGIN"
+        # Straight to the driver: SQLAlchemy's statement machinery cost more
+        # than the BEGIN itself, once per transaction. Errors still come out
+        # as SQLAlchemy's (e.g. OperationalError when the lock wait times out).
+        dbapi_error = conn.dialect.loaded_dbapi.Error
+        try:
+            conn.connection.driver_connection.execute(sql)  # type: ignore[union-attr]
+        except dbapi_error as exc:
+            raise sa.exc.DBAPIError.instance(sql, None, exc, dbapi_error) from exc
 
 
 def insert(dialect_name: str, table: sa.Table) -> Any:

@@ -35,6 +35,11 @@ CHUNK = 900
 # Batches above this many events first ask which hashes are already stored.
 PROBE_MIN = 16
 
+# Built once: building a select costs more than the lookup, and every batch
+# asks (usually with nothing missing from the caches).
+_NAMESPACE_IDS = sa.select(t.namespaces.c.id, t.namespaces.c.name)
+_TAG_IDS = sa.select(t.tags.c.id, t.tags.c.name)
+
 
 def chunks(items: Iterable[Any], size: int = CHUNK) -> Iterator[list[Any]]:
     batch: list[Any] = []
@@ -190,9 +195,8 @@ class Writer:
     def _write_facts(self, conn: sa.Connection, facts: Facts) -> None:
         namespaces = facts.table_rows(rules.NAMESPACES)
         self.upsert(conn, rules.NAMESPACES, list(namespaces.values()))
-        self._resolve(conn, self.namespace_ids, namespaces.keys(),
-                      sa.select(t.namespaces.c.id, t.namespaces.c.name), t.namespaces.c.name,
-                      lambda row: row.name)
+        self._resolve(conn, self.namespace_ids, namespaces.keys(), _NAMESPACE_IDS,
+                      t.namespaces.c.name)
         self.upsert(conn, rules.SOURCES, list(facts.table_rows(rules.SOURCES).values()))
 
         datasets = facts.table_rows(rules.DATASETS)
@@ -212,8 +216,7 @@ class Writer:
 
         tags = facts.table_rows(rules.TAGS)
         self.upsert(conn, rules.TAGS, list(tags.values()))
-        self._resolve(conn, self.tag_ids, tags.keys(), sa.select(t.tags.c.id, t.tags.c.name),
-                      t.tags.c.name, lambda row: row.name)
+        self._resolve(conn, self.tag_ids, tags.keys(), _TAG_IDS, t.tags.c.name)
 
         ds, job, tag = self.dataset_ids.get, self.job_ids.get, self.tag_ids.get
         self.upsert(conn, rules.RUNS, _with_ids(facts.table_rows(rules.RUNS), ("job", "job_id", job)))
@@ -238,11 +241,12 @@ class Writer:
     # -- ids ---------------------------------------------------------------------------
 
     def _resolve(self, conn: sa.Connection, cache: IdCache, keys: Iterable[Any],
-                 query: sa.Select[Any], column: Any, key_of: Any) -> None:
+                 query: sa.Select[Any], column: Any) -> None:
+        """Stage the ids of the ``keys`` (names) not cached yet; ``query`` selects (id, name)."""
         missing = [k for k in keys if cache.get(k) is None]
         for part in chunks(missing):
             for row in conn.execute(query.where(column.in_(part))):
-                cache.stage(key_of(row), row.id)
+                cache.stage(row.name, row.id)
 
     def _resolve_named(self, conn: sa.Connection, cache: IdCache, table: sa.Table,
                        keys: Iterable[DatasetKey]) -> None:
