@@ -11,16 +11,30 @@ Printed:
   - "build": how long the agent's worker thread took to capture the plan from the
     JVM (plan JSON, relation facts, metrics) and build the action's events
     (target p95 <= 30 ms). The warm-up round (cold JIT, first look-ups) is
-    reported apart from the measured rounds;
+    reported apart from the measured rounds; and the worker's CPU per action —
+    its Python thread CPU plus the CPU of the JVM thread serving its py4j calls,
+    read around each capture by this benchmark (``ThreadMXBean``, with the cost
+    of the reads themselves subtracted) — with the JVM bytes that thread
+    allocated per capture;
 * the CPU the agent itself uses per action, thread by thread: the Python CPU of
   the listener callback and of the worker (``time.thread_time`` inside the
   agent), the emitter thread's CPU (``/proc/self/task/<tid>/schedstat``), the
   JVM CPU of the thread serving the worker's py4j calls (``ThreadMXBean``), and
   the JVM CPU the listener bus spends on the callback (its shared-queue thread,
-  with minus without) — and their sum as a share of the workload's wall time and
-  of its CPU (Python + JVM process CPU of the run without the agent). On a machine
-  with spare cores this is the honest overhead: the agent's work runs beside the
-  job and costs the job time only when it competes for a core;
+  with minus without), py4j's finalizer thread (with minus without: it tells the
+  JVM about each py4j object Python drops) — and their sum as a share of the
+  workload's wall time and of its CPU (Python + JVM process CPU of the run
+  without the agent). On a machine with spare cores this is the honest overhead:
+  the agent's work runs beside the job and costs the job time only when it
+  competes for a core;
+* JVM garbage collection with minus without, per pair, with a bootstrap 90 %
+  interval of the median: collections and collection time from the JVM's
+  ``GarbageCollectorMXBeans`` and the GC threads' CPU, all read by this benchmark
+  at each run's start and end (the agent reads none of it); the bytes allocated
+  for the agent (its worker's JVM thread, the listener bus with minus without);
+  and the overhead share twice more: with the measured GC difference, and with a
+  modelled GC cost (the agent's allocation at the GC CPU per allocated MiB of the
+  runs without it);
 * wall time per pair and the ratio with/without: the median of the paired ratios
   with a bootstrap 90 % interval of that median, with and without the drain
   after the workload (what a job pays by its ``spark.stop()``), and whole-process
@@ -73,6 +87,17 @@ def thread_cpu_seconds(native_id: int) -> float:
             return int(stat.read().split()[0]) / 1e9
     except (FileNotFoundError, ValueError, IndexError):
         return 0.0
+
+
+def py4j_finalizer_cpu() -> float:
+    """CPU of py4j's finalizer thread so far: it tells the JVM about every py4j object
+    Python drops (one round trip each), the job's and the agent's alike."""
+    import threading
+
+    for thread in threading.enumerate():
+        if type(thread).__name__ == "FinalizerWorker" and thread.native_id is not None:
+            return thread_cpu_seconds(thread.native_id)
+    return 0.0
 
 
 def cpu_by_thread_name(pid: int) -> dict[str, float]:
@@ -194,6 +219,16 @@ class JvmClock:
         self._threads = management.getThreadMXBean()
         self._gcs = management.getGarbageCollectorMXBeans()
         self._bus_id: int | None = None
+        self.find_bus()
+
+    def find_bus(self) -> None:
+        """Find the listener-bus thread that calls QueryExecutionListeners.
+
+        Spark starts the shared queue's thread with the queue's first listener, which
+        may be the agent's: so it is looked for again at each run's start.
+        """
+        if self._bus_id is not None:
+            return
         ids = self._threads.getAllThreadIds()
         for index in range(len(ids)):
             info = self._threads.getThreadInfo(ids[index])
@@ -212,7 +247,88 @@ class JvmClock:
 
     def gc_seconds(self) -> float:
         """Wall time the JVM's collectors report (pauses and concurrent work)."""
-        return sum(int(self._gcs.get(i).getCollectionTime()) for i in range(self._gcs.size())) / 1000
+        return self.gc_totals()[1]
+
+    def gc_totals(self) -> tuple[int, float]:
+        """Collections and their reported time (s), summed over the JVM's collectors."""
+        count, millis = 0, 0
+        for index in range(self._gcs.size()):
+            bean = self._gcs.get(index)
+            count += max(int(bean.getCollectionCount()), 0)
+            millis += max(int(bean.getCollectionTime()), 0)
+        return count, millis / 1000
+
+    def thread_allocated(self, thread_id: int | None) -> int:
+        """Bytes one JVM thread has allocated so far (``com.sun.management.ThreadMXBean``)."""
+        if thread_id is None:
+            return 0
+        return max(int(self._threads.getThreadAllocatedBytes(thread_id)), 0)
+
+    def live_allocated(self) -> int:
+        """Bytes allocated by the JVM's live threads so far (threads that exited are missing)."""
+        ids = self._threads.getAllThreadIds()
+        allocated = self._threads.getThreadAllocatedBytes(ids)
+        return sum(max(int(allocated[i]), 0) for i in range(len(allocated)))
+
+    def bus_allocated(self) -> int:
+        return self.thread_allocated(self._bus_id)
+
+
+class WorkerMeter:
+    """JVM CPU and allocation of each capture on the agent's worker, read around it.
+
+    Wraps the agent's worker callable (benchmark only; the agent reads nothing of
+    this itself). The reads go over the worker's own py4j connection, served by the
+    very JVM thread they measure, so :meth:`calibrate` measures what an empty pair
+    of reads costs and it is subtracted.
+    """
+
+    def __init__(self, clock: JvmClock) -> None:
+        self._clock = clock
+        #: Per capture in build order: (JVM CPU s, allocated bytes), None when not metered.
+        self.records: list[tuple[float, int] | None] = []
+        self.read_cpu = 0.0
+        self.read_bytes = 0
+        self._calibrated = False
+
+    def calibrate(self, thread_id: int | None) -> None:
+        """Measure an empty pair of reads; call it on the thread being metered."""
+        cpu, allocated = [], []
+        for _ in range(20):
+            c0, a0 = self._clock.thread_seconds(thread_id), self._clock.thread_allocated(thread_id)
+            c1, a1 = self._clock.thread_seconds(thread_id), self._clock.thread_allocated(thread_id)
+            cpu.append(c1 - c0)
+            allocated.append(a1 - a0)
+        self.read_cpu, self.read_bytes = statistics.median(cpu), int(statistics.median(allocated))
+
+    def wrap(self, agent: Any) -> None:
+        from headwater.agent.listener import PendingAction
+
+        worker = agent._worker
+        handle = worker._handle
+        clock = self._clock
+
+        def measured_handle(item: Any) -> None:
+            thread_id = agent._tuner.jvm_thread_id
+            if not isinstance(item, PendingAction):
+                handle(item)
+                # DDL captured on the listener thread still records a build (RDD saves do not).
+                if type(item).__name__ == "ActionCapture":
+                    self.records.append(None)
+                return
+            if thread_id is None:
+                handle(item)  # the first capture tunes the connection: not metered
+                self.records.append(None)
+                return
+            if not self._calibrated:
+                self.calibrate(thread_id)
+                self._calibrated = True
+            c0, a0 = clock.thread_seconds(thread_id), clock.thread_allocated(thread_id)
+            handle(item)
+            c1, a1 = clock.thread_seconds(thread_id), clock.thread_allocated(thread_id)
+            self.records.append((max(c1 - c0 - self.read_cpu, 0.0), max(a1 - a0 - self.read_bytes, 0)))
+
+        worker._handle = measured_handle
 
 
 @dataclass
@@ -233,6 +349,17 @@ class Run:
     build_cpu: list[float] = field(default_factory=list)
     emitter_cpu: float = 0.0
     worker_jvm_cpu: float = 0.0
+    #: CPU of py4j's finalizer thread during the run (see py4j_finalizer_cpu).
+    finalizer_cpu: float = 0.0
+    #: Collections the JVM's GarbageCollectorMXBeans counted during the run.
+    gc_count: int = 0
+    #: Bytes allocated during the run: by the JVM's live threads, by the listener-bus
+    #: thread, and by the JVM thread serving the agent's worker (its whole life).
+    allocated: int = 0
+    bus_allocated: int = 0
+    worker_allocated: int = 0
+    #: Per capture (build order): the worker's JVM CPU and allocation (WorkerMeter).
+    worker_jvm: list[tuple[float, int] | None] = field(default_factory=list)
 
 
 def main() -> None:
@@ -277,7 +404,14 @@ def main() -> None:
         agent = headwater.agent.attach(spark, config=config) if with_agent else None
         if agent is not None and not agent.enabled:
             raise SystemExit("the agent did not attach; see the log")
-        py0, jvm0, bus0, gc0 = process_cpu_seconds(), process_cpu_seconds(jvm_pid), clock.bus_seconds(), clock.gc_seconds()
+        clock.find_bus()
+        meter = WorkerMeter(clock)
+        if agent is not None:
+            meter.wrap(agent)
+        gc_count0, gc0 = clock.gc_totals()
+        alloc0, bus_alloc0 = clock.live_allocated(), clock.bus_allocated()
+        py0, jvm0, bus0 = process_cpu_seconds(), process_cpu_seconds(jvm_pid), clock.bus_seconds()
+        finalizer0 = py4j_finalizer_cpu()
         threads0 = cpu_by_thread_name(jvm_pid)
         wall = run_workload(spark, sources, out, args.actions, args.branches)
         run = Run(wall, 0.0, 0.0, 0.0, 0.0)
@@ -289,7 +423,11 @@ def main() -> None:
         run.python_cpu = process_cpu_seconds() - py0
         run.jvm_cpu = process_cpu_seconds(jvm_pid) - jvm0
         run.bus_cpu = clock.bus_seconds() - bus0
-        run.gc = clock.gc_seconds() - gc0
+        run.finalizer_cpu = py4j_finalizer_cpu() - finalizer0
+        gc_count1, gc1 = clock.gc_totals()
+        run.gc, run.gc_count = gc1 - gc0, gc_count1 - gc_count0
+        run.allocated = clock.live_allocated() - alloc0
+        run.bus_allocated = clock.bus_allocated() - bus_alloc0
         threads1 = cpu_by_thread_name(jvm_pid)
         run.jvm_threads = {name: threads1.get(name, 0.0) - threads0.get(name, 0.0)
                            for name in set(threads0) | set(threads1)}
@@ -300,7 +438,13 @@ def main() -> None:
             run.builds, run.build_cpu = stats["build_seconds"], stats["build_cpu_seconds"]
             # Both threads were started by this attach: all their CPU is this run's.
             run.emitter_cpu = thread_cpu_seconds(stats["threads"].get("emitter", 0))
-            run.worker_jvm_cpu = clock.thread_seconds(stats["jvm_threads"].get("capture"))
+            # The meter's own reads ran on that thread too: 2 pairs per metered capture,
+            # 40 to calibrate.
+            reads = 2 * sum(1 for r in meter.records if r is not None) + (40 if meter.records else 0)
+            worker_thread = stats["jvm_threads"].get("capture")
+            run.worker_jvm_cpu = max(clock.thread_seconds(worker_thread) - reads * meter.read_cpu, 0.0)
+            run.worker_allocated = max(clock.thread_allocated(worker_thread) - reads * meter.read_bytes, 0)
+            run.worker_jvm = list(meter.records)
             agent.close(10)
         return run
 
@@ -328,6 +472,50 @@ def main() -> None:
            (py_rss_before, jvm_rss_before, py_rss_after, jvm_rss_after))
 
 
+def agent_allocated(without: Run, with_: Run) -> int:
+    """JVM bytes allocated for the agent in one run: its worker's JVM thread, and the
+    listener-bus thread's allocation with minus without (the callback's share)."""
+    return with_.worker_allocated + max(with_.bus_allocated - without.bus_allocated, 0)
+
+
+def _interval(values: list[float], scale: float, unit: str, digits: int = 1) -> str:
+    low, high = bootstrap_median(values)
+    return (f"median {statistics.median(values) * scale:+.{digits}f} {unit} "
+            f"(90 % interval {low * scale:+.{digits}f} to {high * scale:+.{digits}f})")
+
+
+def report_gc(pairs: list[tuple[Run, Run]], per_action: int) -> float:
+    """Print the JVM's collections with minus without; return GC CPU s per MiB allocated
+    in the runs without the agent (for the modelled share)."""
+    print("\n-- JVM garbage collection, with minus without, per pair (GarbageCollectorMXBeans, read "
+          "by this benchmark over py4j at each run's start and end; GC threads' CPU from /proc)")
+    counts = [float(w.gc_count - b.gc_count) for b, w in pairs]
+    times = [w.gc - b.gc for b, w in pairs]
+    gc_threads = [gc_cpu(w.jvm_threads) - gc_cpu(b.jvm_threads) for b, w in pairs]
+    allocated = [float(w.allocated - b.allocated) for b, w in pairs]
+    print(f"collections per run:            without {statistics.median(b.gc_count for b, _ in pairs):.0f}; "
+          f"difference {_interval(counts, 1, '', 1)}")
+    print(f"collection time per run:        without {statistics.median(b.gc for b, _ in pairs) * 1000:.0f} ms; "
+          f"difference {_interval(times, 1000, 'ms', 0)}")
+    print(f"GC threads' CPU per run:        without "
+          f"{statistics.median(gc_cpu(b.jvm_threads) for b, _ in pairs) * 1000:.0f} ms; "
+          f"difference {_interval(gc_threads, 1000, 'ms', 0)}; per action "
+          f"{_interval([g / per_action for g in gc_threads], 1000, 'ms', 2)}")
+    print(f"allocated by live JVM threads:  without "
+          f"{statistics.median(b.allocated for b, _ in pairs) / 2**20:.0f} MiB; "
+          f"difference {_interval(allocated, 1 / 2**20, 'MiB', 0)}")
+    agent_bytes = [float(agent_allocated(b, w)) for b, w in pairs]
+    print(f"allocated for the agent:        {statistics.median(agent_bytes) / 2**20:.0f} MiB per run, "
+          f"{statistics.median(agent_bytes) / per_action / 1024:.0f} KiB per action "
+          "(its worker's JVM thread + the listener bus, with minus without)")
+    per_mib = [gc_cpu(b.jvm_threads) / (b.allocated / 2**20) for b, _ in pairs if b.allocated > 0]
+    gc_per_mib = statistics.median(per_mib) if per_mib else 0.0
+    modelled = gc_per_mib * statistics.median(agent_bytes) / 2**20
+    print(f"GC CPU per allocated MiB without the agent: {gc_per_mib * 1e6:.0f} us; so the agent's allocation "
+          f"would cost {modelled * 1000:.0f} ms of GC CPU per run ({modelled / per_action * 1000:.2f} ms per action)")
+    return gc_per_mib
+
+
 def _ms(values: list[float]) -> str:
     ms = [v * 1000 for v in values]
     return f"p50 {percentile(ms, 0.50):.1f} ms, p95 {percentile(ms, 0.95):.1f} ms, max {max(ms):.1f} ms"
@@ -351,6 +539,16 @@ def report(args: Any, nodes: int, load_at_start: tuple[float, float, float], col
     print(f"listener thread, Python CPU: {_ms([s for r in agent_runs for s in r.capture_cpu])}")
     print(f"build on the worker, wall:   {_ms([s for r in agent_runs for s in r.builds])}   (target p95 <= 30 ms)")
     print(f"build, worker's Python CPU:  {_ms([s for r in agent_runs for s in r.build_cpu])}")
+    metered = [(py, rec) for r in agent_runs for py, rec in zip(r.build_cpu, r.worker_jvm, strict=False)
+               if rec is not None]
+    if metered:
+        print(f"build, worker's JVM CPU:     {_ms([rec[0] for _, rec in metered])}   "
+              "(the JVM thread serving the worker's py4j calls)")
+        print(f"build, worker's CPU in all:  {_ms([py + rec[0] for py, rec in metered])}   "
+              f"(Python + JVM; {len(metered)} captures metered, the first of each run is not)")
+        kib = [rec[1] / 1024 for _, rec in metered]
+        print(f"JVM bytes the worker's calls allocate per capture: p50 {percentile(kib, 0.5):.0f} KiB, "
+              f"p95 {percentile(kib, 0.95):.0f} KiB")
     print(f"warm-up run (cold JIT, first look-ups), build wall: {_ms(cold.builds)}; "
           f"first action {cold.builds[0] * 1000:.1f} ms")
 
@@ -361,15 +559,17 @@ def report(args: Any, nodes: int, load_at_start: tuple[float, float, float], col
     emitter_py = statistics.median(r.emitter_cpu for r in agent_runs) / per_action
     worker_jvm = statistics.median(r.worker_jvm_cpu for r in agent_runs) / per_action
     bus_delta = statistics.median(w.bus_cpu - b.bus_cpu for b, w in pairs) / per_action
+    finalizer_delta = statistics.median(w.finalizer_cpu - b.finalizer_cpu for b, w in pairs) / per_action
     if not any(r.bus_cpu for b_w in pairs for r in b_w):
         print("  (the listener-bus thread was not found: its line reads 0)")
-    total = listener_py + worker_py + emitter_py + worker_jvm + max(bus_delta, 0.0)
+    total = listener_py + worker_py + emitter_py + worker_jvm + max(bus_delta, 0.0) + max(finalizer_delta, 0.0)
     for name, value in (
         ("listener callback, Python", listener_py),
         ("worker, Python", worker_py),
         ("emitter thread, Python", emitter_py),
         ("JVM thread serving the worker", worker_jvm),
         ("JVM listener bus, with - without", bus_delta),
+        ("py4j finalizer, with - without", finalizer_delta),
     ):
         print(f"  {name:34} {value * 1000:7.2f} ms")
     print(f"  {'sum':34} {total * 1000:7.2f} ms")
@@ -381,7 +581,7 @@ def report(args: Any, nodes: int, load_at_start: tuple[float, float, float], col
     shares_wall, shares_cpu = [], []
     for b, w in pairs:
         agent_cpu = (sum(w.capture_cpu) + sum(w.build_cpu) + w.emitter_cpu + w.worker_jvm_cpu
-                     + max(w.bus_cpu - b.bus_cpu, 0.0))
+                     + max(w.bus_cpu - b.bus_cpu, 0.0) + max(w.finalizer_cpu - b.finalizer_cpu, 0.0))
         shares_wall.append(agent_cpu / b.wall)
         shares_cpu.append(agent_cpu / (b.python_cpu + b.jvm_cpu))
     low, high = bootstrap_median(shares_wall)
@@ -391,11 +591,23 @@ def report(args: Any, nodes: int, load_at_start: tuple[float, float, float], col
     low_c, high_c = bootstrap_median(shares_cpu)
     print(f"of its CPU (Python + JVM processes): median {100 * statistics.median(shares_cpu):.2f} % "
           f"(90 % interval {100 * low_c:.2f}-{100 * high_c:.2f} %)")
-    shares_gc = [share + max(gc_cpu(w.jvm_threads) - gc_cpu(b.jvm_threads), 0.0) / b.wall
+    gc_per_mib = report_gc(pairs, per_action)
+    # Two ways to count the garbage the agent leaves: the measured difference of the
+    # GC threads' CPU (signed: a pair where the run with the agent collected less
+    # counts as less) and a model — the agent's JVM allocation (worker thread, and
+    # the listener bus with minus without) at the GC CPU per allocated MiB the runs
+    # without the agent paid. The model is an upper estimate for young-generation
+    # collection, whose cost grows with what survives, not with short-lived garbage.
+    shares_gc = [share + (gc_cpu(w.jvm_threads) - gc_cpu(b.jvm_threads)) / b.wall
                  for share, (b, w) in zip(shares_wall, pairs, strict=True)]
     low_g, high_g = bootstrap_median(shares_gc)
-    print(f"of its wall time, counting the extra JVM GC CPU too: median {100 * statistics.median(shares_gc):.2f} % "
-          f"(90 % interval {100 * low_g:.2f}-{100 * high_g:.2f} %)")
+    print(f"of its wall time, with the measured GC difference (signed): median "
+          f"{100 * statistics.median(shares_gc):.2f} % (90 % interval {100 * low_g:.2f}-{100 * high_g:.2f} %)")
+    shares_model = [share + gc_per_mib * agent_allocated(b, w) / 2**20 / b.wall
+                    for share, (b, w) in zip(shares_wall, pairs, strict=True)]
+    low_m, high_m = bootstrap_median(shares_model)
+    print(f"of its wall time, with the modelled GC cost of its allocation: median "
+          f"{100 * statistics.median(shares_model):.2f} % (90 % interval {100 * low_m:.2f}-{100 * high_m:.2f} %)")
 
     print("\n-- wall time, paired (with / without, interleaved)")
     print("without: " + ", ".join(f"{b.wall:.2f}" for b in base_runs) + " s")
@@ -439,8 +651,10 @@ def report(args: Any, nodes: int, load_at_start: tuple[float, float, float], col
     print(f"agent CPU {100 * statistics.median(shares_wall):.2f} % of the workload's wall time "
           f"(upper end of the 90 % interval {share_high:.2f} %): <= 2 % "
           f"{'met' if share_high <= 2 else 'NOT shown'}")
-    print(f"with the extra JVM GC CPU: {100 * statistics.median(shares_gc):.2f} % (upper end {100 * high_g:.2f} %): "
-          f"<= 2 % {'met' if 100 * high_g <= 2 else 'NOT shown'}")
+    print(f"with the measured GC difference: {100 * statistics.median(shares_gc):.2f} % "
+          f"(interval {100 * low_g:.2f}-{100 * high_g:.2f} %): <= 2 % {'met' if 100 * high_g <= 2 else 'NOT shown'}")
+    print(f"with the modelled GC cost: {100 * statistics.median(shares_model):.2f} % "
+          f"(interval {100 * low_m:.2f}-{100 * high_m:.2f} %): <= 2 % {'met' if 100 * high_m <= 2 else 'NOT shown'}")
     low_r, high_r = bootstrap_median(drained)
     if high_r - low_r > 0.04:
         print(f"wall-time ratio with the drain: interval {low_r:.3f}-{high_r:.3f} is wider than 4 points: "

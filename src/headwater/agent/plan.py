@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 __all__ = [
@@ -35,8 +36,12 @@ PathStep = tuple[str, Any]
 _PLAN_FIELDS = frozenset({"query", "plan"})
 
 
+@lru_cache(maxsize=2048)
 def short_class(name: str) -> str:
-    """``org.apache.spark.sql.catalyst.plans.logical.Project`` -> ``Project``."""
+    """``org.apache.spark.sql.catalyst.plans.logical.Project`` -> ``Project``.
+
+    Memoised: a plan names a few dozen classes thousands of times (issue 4).
+    """
     return name.rsplit(".", 1)[-1].rstrip("$")
 
 
@@ -94,11 +99,15 @@ class PlanNode:
     _parsed: dict[str, list[Expr]] = field(default_factory=dict, repr=False, compare=False)
     #: id() of a subquery's raw JSON plan -> its parsed plan (links Expr.plan).
     _subqueries: dict[int, PlanNode] = field(default_factory=dict, repr=False, compare=False)
+    _key: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def key(self) -> str:
         """A stable identifier of this node within its plan (its JVM path)."""
-        return "/".join(f"{kind}:{value}" for kind, value in self.path) or "root"
+        # Asked for many times per node (facts, visitors); the path never changes.
+        if self._key is None:
+            self._key = "/".join(f"{kind}:{value}" for kind, value in self.path) or "root"
+        return self._key
 
     def walk(self) -> Iterator[PlanNode]:
         """This node, its children and inner plans, pre-order (iterative)."""
@@ -193,7 +202,7 @@ def _subquery_plans(value: Any) -> Iterator[list[Any]]:
             yield from _subquery_plans(item)
         return
     for entry in value:
-        if isinstance(entry, Mapping) and _looks_like_plan(entry.get("plan")):
+        if isinstance(entry, Mapping) and "plan" in entry and _looks_like_plan(entry["plan"]):
             yield entry["plan"]
 
 
@@ -214,14 +223,18 @@ def parse_expr(entries: Sequence[Mapping[str, Any]]) -> Expr:
 
 
 def _build_expr(entries: Sequence[Mapping[str, Any]], start: int) -> tuple[Expr, int]:
+    # The hottest loop of a capture (thousands of expression nodes per large plan):
+    # copy the entry and drop two keys rather than filter every key.
     entry = entries[start]
-    count = int(entry.get("num-children", 0))
-    fields = {k: v for k, v in entry.items() if k not in ("class", "num-children")}
-    expr = Expr(cls=short_class(str(entry["class"])), fields=fields)
+    fields = dict(entry)
+    cls = fields.pop("class")
+    count = int(fields.pop("num-children", 0))
+    expr = Expr(cls=short_class(str(cls)), fields=fields)
     position = start + 1
+    children = expr.children
     for _ in range(count):
         child, position = _build_expr(entries, position)
-        expr.children.append(child)
+        children.append(child)
     return expr, position
 
 
