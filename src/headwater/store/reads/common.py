@@ -16,6 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.store import tables as t
+from headwater.store.reads.listselect import ListSelect
 
 __all__ = [
     "Page",
@@ -108,22 +109,17 @@ def _ids_statement(table: sa.Table) -> sa.Select[Any]:
     )
 
 
-_DATASET_IDS = _ids_statement(t.datasets)
-_JOB_IDS = _ids_statement(t.jobs)
+_DATASET_IDS = ListSelect(_ids_statement(t.datasets))
+_JOB_IDS = ListSelect(_ids_statement(t.jobs))
 
 
 def _ids(
-    conn: sa.Connection, statement: sa.Select[Any], keys: Iterable[tuple[str, str]]
+    conn: sa.Connection, statement: ListSelect, keys: Iterable[tuple[str, str]]
 ) -> dict[tuple[str, str], int]:
-    by_namespace: dict[str, set[str]] = {}
-    for namespace, name in keys:
-        by_namespace.setdefault(namespace, set()).add(name)
-    result: dict[tuple[str, str], int] = {}
-    for namespace, names in by_namespace.items():
-        for batch in chunks(sorted(names)):
-            rows = conn.execute(statement, {"namespace": namespace, "names": batch})
-            result.update({(namespace, name): row_id for row_id, name in rows})
-    return result
+    return {
+        (namespace, name): row_id
+        for namespace, (row_id, name) in statement.rows_by_name(conn, keys, chunk=CHUNK)
+    }
 
 
 def dataset_ids(

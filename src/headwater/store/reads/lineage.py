@@ -28,10 +28,11 @@ from headwater.store import current_io
 from headwater.store import tables as t
 from headwater.store.queries import LATEST_RUN, latest_run_of_job
 from headwater.store.reads.common import chunks, dataset_ids, naive
+from headwater.store.reads.listselect import ListSelect
 from headwater.store.reads.runs import run_input_versions
 from headwater.store.reads.visibility import HiddenNodes
 
-__all__ = ["ColumnLineage", "RunLineage", "TableLineage", "job_versions_at"]
+__all__ = ["ColumnLineage", "RunLineage", "TableLineage", "job_version_column", "job_versions_at"]
 
 _ds, _ns, _j, _jv, _r = t.datasets, t.namespaces, t.jobs, t.job_versions, t.runs
 
@@ -40,25 +41,29 @@ def _parse_all(node_ids: Collection[str]) -> list[NodeId]:
     return [NodeId.parse(node_id) for node_id in node_ids]
 
 
-def _job_versions_statement(until: bool) -> sa.Select[Any]:
-    """(job name, version uuid) of the jobs ``names`` in ``namespace``: current, or of
-    each job's latest run created at or before ``as_of``.
+def job_version_column(until: bool) -> sa.ColumnElement[Any]:
+    """A job's version uuid (correlated to ``jobs``): current, or of its latest run
+    created at or before the bound parameter ``as_of``.
 
     As of a time, the version is a correlated ``LIMIT 1`` per job, which both databases
     answer by seeking ``ix_runs_job_id_created_at`` backwards from ``as_of`` (a window
     over every run of every asked job was most of an asOf walk at a million runs).
     """
-    if until:
-        # The same run the store picks a job's current version from, up to as_of.
-        version = latest_run_of_job(
-            LATEST_RUN.c.job_version_uuid,
-            LATEST_RUN.c.created_at <= sa.bindparam("as_of"),
-            LATEST_RUN.c.job_version_uuid.is_not(None),
-        )
-    else:
-        version = _j.c.current_version_uuid
+    if not until:
+        return _j.c.current_version_uuid
+    # The same run the store picks a job's current version from, up to as_of.
+    return latest_run_of_job(
+        LATEST_RUN.c.job_version_uuid,
+        LATEST_RUN.c.created_at <= sa.bindparam("as_of"),
+        LATEST_RUN.c.job_version_uuid.is_not(None),
+    )
+
+
+def _job_versions_statement(until: bool) -> sa.Select[Any]:
+    """(job name, version uuid) of the jobs ``names`` in ``namespace``: current, or of
+    each job's latest run created at or before ``as_of``."""
     return (
-        sa.select(_j.c.name, version)
+        sa.select(_j.c.name, job_version_column(until))
         .join(_ns, _ns.c.id == _j.c.namespace_id)
         .where(
             _ns.c.name == sa.bindparam("namespace"),
@@ -67,30 +72,29 @@ def _job_versions_statement(until: bool) -> sa.Select[Any]:
     )
 
 
-_JOB_VERSIONS = _job_versions_statement(until=False)
-_JOB_VERSIONS_UNTIL = _job_versions_statement(until=True)
+_JOB_VERSIONS = ListSelect(_job_versions_statement(until=False))
+_JOB_VERSIONS_UNTIL = ListSelect(_job_versions_statement(until=True))
 
 
 def job_versions_at(
     conn: sa.Connection, keys: Sequence[tuple[str, str]], as_of: datetime | None
 ) -> dict[tuple[str, str], str]:
     """The version uuid of each job (namespace, name): current, or current at ``as_of``."""
-    result: dict[tuple[str, str], str] = {}
-    by_namespace: dict[str, list[str]] = defaultdict(list)
-    for namespace, name in set(keys):
-        by_namespace[namespace].append(name)
     statement = _JOB_VERSIONS if as_of is None else _JOB_VERSIONS_UNTIL
     params = {} if as_of is None else {"as_of": naive(as_of)}
-    for namespace, names in by_namespace.items():
-        for batch in chunks(sorted(names)):
-            rows = conn.execute(statement, {**params, "namespace": namespace, "names": batch})
-            result.update({(namespace, name): v for name, v in rows if v is not None})
-    return result
+    return {
+        (namespace, name): version
+        for namespace, (name, version) in statement.rows_by_name(conn, keys, params)
+        if version is not None
+    }
 
 
-def _job_io_statement() -> sa.Select[Any]:
+def _job_side_statement(side: sa.Column[Any]) -> sa.Select[Any]:
+    """(job name, ``side``) of the current versions of the jobs ``names`` in
+    ``namespace``; ``side`` is ``job_versions.inputs`` or ``.outputs`` (a walk goes one
+    way, so only that list is read and decoded)."""
     return (
-        sa.select(_j.c.name, _jv.c.inputs, _jv.c.outputs)
+        sa.select(_j.c.name, side)
         .join(_ns, _ns.c.id == _j.c.namespace_id)
         .join(_jv, _jv.c.uuid == _j.c.current_version_uuid)
         .where(
@@ -150,11 +154,12 @@ def _current_jobs_statement(direction: str) -> sa.Select[Any]:
 
 # Built once (see common._ids_statement). Current producers and readers of a dataset
 # come from job_current_io; as of a time, through run outputs and run inputs up to then.
-_JOB_IO = _job_io_statement()
-_PRODUCERS = _current_jobs_statement(current_io.OUTPUT)
-_READERS = _current_jobs_statement(current_io.INPUT)
-_PRODUCERS_UNTIL = _dataset_jobs_until_statement(t.run_outputs)
-_READERS_UNTIL = _dataset_jobs_until_statement(t.run_inputs)
+_JOB_INPUTS = ListSelect(_job_side_statement(_jv.c.inputs))
+_JOB_OUTPUTS = ListSelect(_job_side_statement(_jv.c.outputs))
+_PRODUCERS = ListSelect(_current_jobs_statement(current_io.OUTPUT))
+_READERS = ListSelect(_current_jobs_statement(current_io.INPUT))
+_PRODUCERS_UNTIL = ListSelect(_dataset_jobs_until_statement(t.run_outputs))
+_READERS_UNTIL = ListSelect(_dataset_jobs_until_statement(t.run_inputs))
 
 
 class TableLineage:
@@ -187,41 +192,49 @@ class TableLineage:
                 result[uuid] = (list(inputs or ()), list(outputs or ()))
         return result
 
-    def _job_io(
+    def _job_io_at(
         self, jobs: list[tuple[str, str]]
     ) -> dict[tuple[str, str], tuple[list[str], list[str]]]:
+        """(inputs, outputs) of each job's version as of ``self.as_of``."""
+        assert self.as_of is not None
+        # A job met as a dataset's producer is met again as a node one level on:
+        # its version as of the time is looked up once per walk.
+        asked = [key for key in set(jobs) if key not in self._io_at]
+        versions = job_versions_at(self.conn, asked, self.as_of)
+        io = self._io(versions.values())
+        for key in asked:
+            version = versions.get(key)
+            self._io_at[key] = io.get(version, ([], [])) if version else ([], [])
+        return {key: self._io_at[key] for key in jobs}
+
+    def _job_side(
+        self, jobs: list[tuple[str, str]], direction: Direction
+    ) -> dict[tuple[str, str], list[str]]:
+        """The datasets on each job's ``direction`` side: its version's inputs
+        (upstream) or outputs (downstream)."""
+        upstream = direction is Direction.UPSTREAM
         if self.as_of is not None:
-            # A job met as a dataset's producer is met again as a node one level on:
-            # its version as of the time is looked up once per walk.
-            asked = [key for key in set(jobs) if key not in self._io_at]
-            versions = job_versions_at(self.conn, asked, self.as_of)
-            io = self._io(versions.values())
-            for key in asked:
-                version = versions.get(key)
-                self._io_at[key] = io.get(version, ([], [])) if version else ([], [])
-            return {key: self._io_at[key] for key in jobs}
-        by_namespace: dict[str, set[str]] = defaultdict(set)
-        for namespace, name in jobs:
-            by_namespace[namespace].add(name)
-        result = {}
-        for namespace, names in by_namespace.items():
-            for batch in chunks(sorted(names)):
-                for name, inputs, outputs in self.conn.execute(
-                    _JOB_IO, {"namespace": namespace, "names": batch}
-                ):
-                    result[(namespace, name)] = (list(inputs or ()), list(outputs or ()))
-        return result
+            return {
+                key: inputs if upstream else outputs
+                for key, (inputs, outputs) in self._job_io_at(jobs).items()
+            }
+        statement = _JOB_INPUTS if upstream else _JOB_OUTPUTS
+        return {
+            (namespace, name): list(side or ())
+            for namespace, (name, side) in statement.rows_by_name(self.conn, jobs)
+        }
 
     def _job_edges(self, jobs: list[tuple[str, str]], direction: Direction) -> list[Edge]:
         if not jobs:
             return []
         edges: list[Edge] = []
-        for (namespace, name), (inputs, outputs) in self._job_io(jobs).items():
+        upstream = direction is Direction.UPSTREAM
+        for (namespace, name), datasets in self._job_side(jobs, direction).items():
             job_node = f"job:{namespace}:{name}"
-            if direction is Direction.UPSTREAM:
-                edges += [Edge(dataset, job_node) for dataset in inputs]
+            if upstream:
+                edges += [Edge(dataset, job_node) for dataset in datasets]
             else:
-                edges += [Edge(job_node, dataset) for dataset in outputs]
+                edges += [Edge(job_node, dataset) for dataset in datasets]
         return edges
 
     def _dataset_edges(self, datasets: list[tuple[str, str]], direction: Direction) -> list[Edge]:
@@ -233,16 +246,13 @@ class TableLineage:
         else:
             statement = _PRODUCERS_UNTIL if upstream else _READERS_UNTIL
             params = {"as_of": naive(self.as_of)}
-        by_namespace: dict[str, set[str]] = defaultdict(set)
-        for namespace, name in datasets:
-            by_namespace[namespace].add(name)
         # (dataset node id, job namespace, job name)
-        pairs: set[tuple[str, str, str]] = set()
-        for namespace, names in by_namespace.items():
-            for batch in chunks(sorted(names)):
-                values = {**params, "namespace": namespace, "names": batch}
-                rows = self.conn.execute(statement, values)
-                pairs.update((f"dataset:{namespace}:{row[0]}", row[1], row[2]) for row in rows)
+        pairs: set[tuple[str, str, str]] = {
+            (f"dataset:{namespace}:{dataset}", job_ns, job_name)
+            for namespace, (dataset, job_ns, job_name) in statement.rows_by_name(
+                self.conn, datasets, params
+            )
+        }
         if self.as_of is not None:
             pairs = self._current_at(pairs, direction)
         edges = []
@@ -258,7 +268,7 @@ class TableLineage:
         self, pairs: set[tuple[str, str, str]], direction: Direction
     ) -> set[tuple[str, str, str]]:
         """Keep (dataset, job) pairs that the job's version at ``as_of`` still has."""
-        io = self._job_io([(ns, name) for _, ns, name in pairs])
+        io = self._job_io_at([(ns, name) for _, ns, name in pairs])
         kept = set()
         for dataset_node, job_ns, job_name in pairs:
             inputs, outputs = io.get((job_ns, job_name), ([], []))
@@ -410,7 +420,7 @@ class ColumnLineage:
                     masking,
                     job_name,
                     job_namespace,
-                ) in self.conn.execute(statement, values).all():
+                ) in statement.rows(self.conn, values):
                     if (near_name, near_field) not in pairs:
                         continue
                     near = f"datasetField:{namespace}:{near_name}:{near_field}"
@@ -476,7 +486,7 @@ def _column_statement(upstream: bool, until: bool) -> sa.Select[Any]:
 
 # Built once: (upstream?, as of a time?) -> statement.
 _COLUMN_STATEMENTS = {
-    (upstream, until): _column_statement(upstream, until)
+    (upstream, until): ListSelect(_column_statement(upstream, until))
     for upstream in (True, False)
     for until in (True, False)
 }

@@ -19,7 +19,8 @@ from headwater.graph.model import NodeId, NodeType
 from headwater.store import tables as t
 from headwater.store.queries import LATEST_RUN, latest_run_of_job
 from headwater.store.reads.common import aware, chunks, dataset_ids, job_ids, naive
-from headwater.store.reads.lineage import job_versions_at
+from headwater.store.reads.lineage import job_version_column
+from headwater.store.reads.listselect import ListSelect
 from headwater.store.reads.parents import job_parents, run_parents
 from headwater.store.reads.runs import MARQUEZ_RUN_STATES, duration_ms, run_rows
 from headwater.store.reads.visibility import HiddenNodes
@@ -85,29 +86,30 @@ def _by_dataset_statement(*columns: sa.ColumnElement[Any]) -> sa.Select[Any]:
 
 # Built once (see headwater.store.reads.common._ids_statement). Field types are asked
 # for the fields in an answer only: two IN lists, whose cross product is then trimmed.
-_CURRENT_VERSIONS = _by_dataset_statement(_ds.c.current_version_uuid)
-_FIELD_TYPES = (
+def _dataset_version_column(until: bool) -> sa.ColumnElement[Any]:
+    """A dataset's version uuid (correlated to ``datasets``): current, or the latest
+    (by updated_at, then uuid) updated at or before ``as_of`` -- a ``LIMIT 1`` per
+    dataset that seeks ``ix_dataset_versions_dataset_id_updated_at``."""
+    if not until:
+        return _ds.c.current_version_uuid
+    version = _dv.alias("version_then")
+    return (
+        sa.select(version.c.uuid)
+        .where(version.c.dataset_id == _ds.c.id, version.c.updated_at <= sa.bindparam("as_of"))
+        .order_by(version.c.updated_at.desc(), version.c.uuid.desc())
+        .limit(1)
+        .correlate(_ds)
+        .scalar_subquery()
+    )
+
+
+_DATASET_VERSIONS = ListSelect(_by_dataset_statement(_dataset_version_column(until=False)))
+_DATASET_VERSIONS_UNTIL = ListSelect(_by_dataset_statement(_dataset_version_column(until=True)))
+_FIELD_TYPES = ListSelect(
     _by_dataset_statement(_f.c.name, _f.c.type)
     .join(_f, _f.c.dataset_id == _ds.c.id)
     .where(_f.c.name.in_(sa.bindparam("fields", expanding=True)))
 )
-
-
-def _per_dataset(
-    conn: sa.Connection, statement: sa.Select[Any], keys: Sequence[tuple[str, str]]
-) -> list[tuple[str, sa.Row[Any]]]:
-    """Run a by-dataset statement for (namespace, dataset name) keys: (namespace, row) pairs."""
-    by_namespace: dict[str, set[str]] = defaultdict(set)
-    for namespace, name in keys:
-        by_namespace[namespace].add(name)
-    rows: list[tuple[str, sa.Row[Any]]] = []
-    for namespace, names in by_namespace.items():
-        for batch in chunks(sorted(names)):
-            rows += [
-                (namespace, row)
-                for row in conn.execute(statement, {"namespace": namespace, "names": batch})
-            ]
-    return rows
 
 
 def field_types(conn: sa.Connection, fields: Sequence[NodeId]) -> dict[str, str | None]:
@@ -124,64 +126,58 @@ def field_types(conn: sa.Connection, fields: Sequence[NodeId]) -> dict[str, str 
                 "names": sorted({name for name, _ in batch}),
                 "fields": sorted({field for _, field in batch}),
             }
-            for dataset, name, field_type in conn.execute(_FIELD_TYPES, values):
+            for dataset, name, field_type in _FIELD_TYPES.rows(conn, values):
                 if (dataset, name) in pairs:
                     result[f"datasetField:{namespace}:{dataset}:{name}"] = field_type
     return result
 
 
-def _dataset_versions_at(
-    conn: sa.Connection, ids: Sequence[int], as_of: datetime
-) -> dict[int, str]:
-    ranked = (
-        sa.select(
-            _dv.c.dataset_id,
-            _dv.c.uuid,
-            sa.func.row_number()
-            .over(
-                partition_by=_dv.c.dataset_id,
-                order_by=(_dv.c.updated_at.desc(), _dv.c.uuid.desc()),
-            )
-            .label("rank"),
-        )
-        .where(_dv.c.dataset_id.in_(ids), _dv.c.updated_at <= naive(as_of))
-        .subquery()
-    )
-    query = sa.select(ranked.c.dataset_id, ranked.c.uuid).where(ranked.c.rank == 1)
-    return dict(conn.execute(query).all())
+def _jobs_statement(until: bool) -> sa.Select[Any]:
+    """Per job of ``names`` in ``namespace``: its id, name, version (current, or as of
+    ``as_of``) and latest run (by created_at, then uuid; created at or before ``as_of``).
 
-
-def _latest_runs_statement(until: bool) -> sa.Select[Any]:
-    """The latest run (by created_at, then uuid) of each job in ``ids``, optionally
-    created at or before ``as_of``: a correlated ``LIMIT 1`` per job, answered by seeking
-    ``ix_runs_job_id_created_at`` (a window over every run of thousands of jobs was
-    most of the node data of a large answer)."""
+    One statement per batch of names: the version and the latest run are correlated
+    ``LIMIT 1`` subqueries per job, answered by seeking ``ix_runs_job_id_created_at``
+    (a window over every run of thousands of jobs was most of the node data of a large
+    answer; three separate lookups by name were a third of what was left).
+    """
     r, j = t.runs, t.jobs
     conditions = [LATEST_RUN.c.created_at <= sa.bindparam("as_of")] if until else []
     latest_uuid = latest_run_of_job(LATEST_RUN.c.uuid, *conditions)
     return (
-        sa.select(r.c.job_id, r.c.uuid, r.c.state, r.c.started_at, r.c.ended_at)
+        sa.select(
+            j.c.id,
+            j.c.name,
+            job_version_column(until).label("version"),
+            r.c.uuid,
+            r.c.state,
+            r.c.started_at,
+            r.c.ended_at,
+        )
         .select_from(j)
-        .join(r, r.c.uuid == latest_uuid)
-        .where(j.c.id.in_(sa.bindparam("ids", expanding=True)))
+        .join(t.namespaces, t.namespaces.c.id == j.c.namespace_id)
+        .outerjoin(r, r.c.uuid == latest_uuid)
+        .where(
+            t.namespaces.c.name == sa.bindparam("namespace"),
+            j.c.name.in_(sa.bindparam("names", expanding=True)),
+        )
     )
 
 
-_LATEST_RUNS = _latest_runs_statement(until=False)
-_LATEST_RUNS_UNTIL = _latest_runs_statement(until=True)
+_JOBS = ListSelect(_jobs_statement(until=False))
+_JOBS_UNTIL = ListSelect(_jobs_statement(until=True))
 
 
-def _latest_runs(
-    conn: sa.Connection, job_ids: Sequence[int], as_of: datetime | None
-) -> dict[int, sa.Row[Any]]:
-    """Each job's latest run (by created_at, then uuid), optionally created at or before as_of."""
-    statement = _LATEST_RUNS if as_of is None else _LATEST_RUNS_UNTIL
+def _job_rows(
+    conn: sa.Connection, keys: Sequence[tuple[str, str]], as_of: datetime | None
+) -> dict[tuple[str, str], Any]:
+    """:func:`_jobs_statement`'s row of each job (namespace, name); unknown jobs are absent."""
+    statement = _JOBS if as_of is None else _JOBS_UNTIL
     params = {} if as_of is None else {"as_of": naive(as_of)}
-    result: dict[int, sa.Row[Any]] = {}
-    for batch in chunks(sorted(set(job_ids))):
-        for row in conn.execute(statement, {**params, "ids": batch}):
-            result[row.job_id] = row
-    return result
+    return {
+        (namespace, row.name): row
+        for namespace, row in statement.rows_by_name(conn, keys, params)
+    }
 
 
 def _run_summary(row: sa.Row[Any]) -> dict[str, Any]:
@@ -209,36 +205,28 @@ def node_summaries(
     datasets = by_type[NodeType.DATASET]
     if datasets:
         keys = [(n.namespace, n.name) for _, n in datasets]
-        current: dict[tuple[str, str], str | None] = {}
-        if as_of is None:
-            for namespace, (name, version) in _per_dataset(conn, _CURRENT_VERSIONS, keys):
-                current[(namespace, name)] = version
-        else:
-            ids = dataset_ids(conn, keys)
-            key_of = {dataset_id: key for key, dataset_id in ids.items()}
-            for batch in chunks(list(key_of)):
-                for dataset_id, version in _dataset_versions_at(conn, batch, as_of).items():
-                    current[key_of[dataset_id]] = version
+        statement = _DATASET_VERSIONS if as_of is None else _DATASET_VERSIONS_UNTIL
+        params = {} if as_of is None else {"as_of": naive(as_of)}
+        current = {
+            (namespace, name): version
+            for namespace, (name, version) in statement.rows_by_name(conn, keys, params)
+        }
         for node_id, n in datasets:
             version = n.version or current.get((n.namespace, n.name))
             result[node_id] = {"namespace": n.namespace, "name": n.name, "version": version}
 
     jobs = by_type[NodeType.JOB]
     if jobs:
-        keys = [(n.namespace, n.name) for _, n in jobs]
-        versions = job_versions_at(conn, keys, as_of)
-        ids = job_ids(conn, keys)
-        latest = _latest_runs(conn, list(ids.values()), as_of)
-        parents = job_parents(conn, list(ids.values()))
+        rows = _job_rows(conn, [(n.namespace, n.name) for _, n in jobs], as_of)
+        parents = job_parents(conn, [row.id for row in rows.values()])
         for node_id, n in jobs:
-            job_id = ids.get((n.namespace, n.name))
-            run = latest.get(job_id) if job_id is not None else None
-            parent = parents.get(job_id) if job_id is not None else None
+            row = rows.get((n.namespace, n.name))
+            parent = parents.get(row.id) if row is not None else None
             result[node_id] = {
                 "namespace": n.namespace,
                 "name": n.name,
-                "version": versions.get((n.namespace, n.name)),
-                "latestRun": _run_summary(run) if run is not None else None,
+                "version": row.version if row is not None else None,
+                "latestRun": _run_summary(row) if row is not None and row.uuid else None,
                 "parentJob": {"namespace": parent[0], "name": parent[1]} if parent else None,
             }
 

@@ -1,0 +1,171 @@
+"""Read statements with list parameters, run through the database driver.
+
+A lineage walk runs a few statements per depth level, each with a list of names
+or ids (the frontier). Through SQLAlchemy each execution renders the list into
+the SQL text, one placeholder per item, which costs twice:
+
+- on PostgreSQL every list length is new SQL text, so psycopg never reuses a
+  prepared statement and the server parses and plans each execution anew;
+- on SQLite, rendering the list and SQLAlchemy's per-row result handling cost
+  more than the database's own work for a large answer.
+
+A :class:`ListSelect` compiles its statement once per dialect. On PostgreSQL a
+list is one array parameter (``= ANY(%(names)s)``): the text never changes and
+the driver prepares it. On SQLite the list is expanded into ``?`` placeholders,
+the text cached per list length. Rows come back as named tuples with the values
+SQLAlchemy would give: SQLite's DateTime and JSON text are converted here (the
+PostgreSQL driver returns both converted already).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict, namedtuple
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from datetime import datetime
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+
+__all__ = ["ListSelect"]
+
+# How SQLAlchemy renders an expanding parameter before it knows the list.
+_EXPANDING = re.compile(r"IN \(__\[POSTCOMPILE_(\w+)\]\)")
+
+
+def _json_value(text: Any) -> Any:
+    return orjson.loads(text) if isinstance(text, str | bytes) else text
+
+
+def _sqlite_datetime(text: Any) -> Any:
+    return datetime.fromisoformat(text) if isinstance(text, str) else text
+
+
+class _Compiled:
+    """One statement compiled for one dialect, ready to render for given lists."""
+
+    def __init__(self, stmt: sa.Select[Any], dialect: sa.Dialect) -> None:
+        compiled = stmt.compile(dialect=dialect)
+        self.lists = set(_EXPANDING.findall(compiled.string))
+        if not self.lists:
+            raise ValueError("statement has no expanding list parameter")
+        # Scalar parameters go through their type's bind processing (e.g. SQLite
+        # stores DateTime as text in one fixed format, which comparisons rely on).
+        self.processors: dict[str, Callable[[Any], Any]] = {}
+        for name, bind in compiled.binds.items():
+            processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
+            if processor is not None and name not in self.lists:
+                self.processors[name] = processor
+        # Values the statement carries itself (literals such as ``target_field != ''``).
+        self.constants = {
+            name: value for name, value in compiled.params.items()
+            if name not in self.lists and value is not None
+        }
+        self.positional = dialect.paramstyle == "qmark"
+        if self.positional:
+            self.order = list(compiled.positiontup or [])
+            self.template = compiled.string
+            self._by_lengths: dict[tuple[int, ...], str] = {}
+        else:
+            # Named parameters (psycopg): each list is one array parameter.
+            self.sql = _EXPANDING.sub(lambda m: f"= ANY(%({m.group(1)})s)", compiled.string)
+
+    def _scalar(self, name: str, value: Any) -> Any:
+        processor = self.processors.get(name)
+        return processor(value) if processor is not None and value is not None else value
+
+    def render(self, given: Mapping[str, Any]) -> tuple[str, Any]:
+        params = {**self.constants, **given}
+        if not self.positional:
+            values = {
+                name: list(value) if name in self.lists else self._scalar(name, value)
+                for name, value in params.items()
+            }
+            return self.sql, values
+        lengths = tuple(len(params[name]) for name in sorted(self.lists))
+        sql = self._by_lengths.get(lengths)
+        if sql is None:
+            sizes = dict(zip(sorted(self.lists), lengths, strict=True))
+            sql = _EXPANDING.sub(
+                lambda m: "IN (" + ", ".join(["?"] * sizes[m.group(1)]) + ")", self.template
+            )
+            self._by_lengths[lengths] = sql
+        args: list[Any] = []
+        for name in self.order:
+            if name in self.lists:
+                args.extend(params[name])
+            else:
+                args.append(self._scalar(name, params[name]))
+        return sql, args
+
+
+class ListSelect:
+    """A SELECT with one or more expanding list parameters (``col.in_(bindparam(name,
+    expanding=True))``) and any scalar ones, run through the driver.
+
+    Build it once at import time; :meth:`rows` runs it in a connection's transaction.
+    Every list must be non-empty (callers send their lists in chunks).
+    """
+
+    def __init__(self, stmt: sa.Select[Any]) -> None:
+        self.stmt = stmt
+        columns = list(stmt.selected_columns)
+        # rename: two selected ``name`` columns become ``name`` and ``_1``.
+        self.row_type = namedtuple("Row", [c.key for c in columns], rename=True)  # type: ignore[misc]
+        self._sqlite_converters: list[tuple[int, Callable[[Any], Any]]] = [
+            (i, _json_value if isinstance(c.type, sa.JSON) else _sqlite_datetime)
+            for i, c in enumerate(columns)
+            if isinstance(c.type, sa.JSON | sa.DateTime)
+        ]
+        self._compiled: dict[str, _Compiled] = {}
+
+    def rows(self, conn: sa.Connection, params: Mapping[str, Any]) -> list[Any]:
+        """The rows for ``params`` (every statement parameter, lists as sequences)."""
+        dialect = conn.dialect
+        compiled = self._compiled.get(dialect.name)
+        if compiled is None:
+            compiled = self._compiled[dialect.name] = _Compiled(self.stmt, dialect)
+        sql, args = compiled.render(params)
+        if not conn.in_transaction():
+            # The statements of one answer read one snapshot, as through SQLAlchemy.
+            conn.begin()
+        cursor = conn.connection.cursor()
+        try:
+            cursor.execute(sql, args)
+            raw = cursor.fetchall()
+        except dialect.loaded_dbapi.Error as exc:
+            raise sa.exc.DBAPIError.instance(sql, args, exc, dialect.loaded_dbapi.Error) from exc
+        finally:
+            cursor.close()
+        make = self.row_type._make
+        if dialect.name != "sqlite" or not self._sqlite_converters:
+            return [make(row) for row in raw]
+        out = []
+        for row in raw:
+            values = list(row)
+            for i, convert in self._sqlite_converters:
+                if values[i] is not None:
+                    values[i] = convert(values[i])
+            out.append(make(values))
+        return out
+
+    def rows_by_name(
+        self,
+        conn: sa.Connection,
+        keys: Iterable[tuple[str, str]],
+        params: Mapping[str, Any] | None = None,
+        chunk: int = 500,
+    ) -> Iterator[tuple[str, Any]]:
+        """(namespace, row) for (namespace, name) ``keys``: the statement's ``namespace``
+        and ``names`` parameters, run once per namespace and chunk of names."""
+        names_in: dict[str, set[str]] = defaultdict(set)
+        for namespace, name in keys:
+            names_in[namespace].add(name)
+        for namespace, names in names_in.items():
+            ordered = sorted(names)
+            for start in range(0, len(ordered), chunk):
+                values = {**(params or {}), "namespace": namespace,
+                          "names": ordered[start:start + chunk]}
+                for row in self.rows(conn, values):
+                    yield namespace, row
