@@ -93,9 +93,13 @@ _JOB_VERSION_NS = uuid.UUID("0b8f8f5c-3c1d-4f57-8d0e-1c5f9f3d7a21").bytes
 def after_batch(conn: sa.Connection, writer: Writer, facts: Facts) -> None:
     from headwater.store.writer import chunks
 
-    dataset_ids = [writer.dataset_ids.get(key) for key in facts.touched_datasets]
-    for part in chunks(dataset_ids):
-        _datasets(conn, writer, part)
+    # Datasets grouped by which derived columns their batch may have changed.
+    by_columns: dict[frozenset[str], list[int]] = {}
+    for key, columns in facts.touched_datasets.items():
+        by_columns.setdefault(frozenset(columns), []).append(writer.dataset_ids.get(key))
+    for columns, ids in by_columns.items():
+        for part in chunks(ids):
+            _datasets(conn, writer, columns, part)
     for part in chunks(facts.touched_versions):
         _versions(conn, writer, part)
     for part in chunks(facts.touched_runs):
@@ -116,12 +120,29 @@ def _get(payload: Any, *path: str) -> Any:
     return payload
 
 
-def _datasets(conn: sa.Connection, writer: Writer, ids: list[int]) -> None:
-    sql = derive_sql.statements_for(writer.dialect)
-    changed = [(row.id, row.fields) for row in writer.by_ids(
-        conn, "datasets:changed-fields", sql.changed_dataset_fields, ids)]
-    writer.by_ids(conn, "datasets:derive", sql.update_datasets, ids)
+def _datasets(conn: sa.Connection, writer: Writer, columns: frozenset[str],
+              ids: list[int]) -> None:
+    """Re-derive ``columns`` of the datasets ``ids``."""
+    changed: list[tuple[int, Any]] = []
+    if "fields" in columns:
+        sql = derive_sql.statements_for(writer.dialect)
+        changed = [(row.id, row.fields) for row in writer.by_ids(
+            conn, "datasets:changed-fields", sql.changed_dataset_fields, ids)]
+        # That SELECT compared the fields already: the others need no fields update.
+        changed_ids = {ds_id for ds_id, _ in changed}
+        _update_datasets(conn, writer, columns, [i for i in ids if i in changed_ids])
+        _update_datasets(conn, writer, columns - {"fields"},
+                         [i for i in ids if i not in changed_ids])
+    else:
+        _update_datasets(conn, writer, columns, ids)
     derive_sql.write_field_rows(conn, changed)
+
+
+def _update_datasets(conn: sa.Connection, writer: Writer, columns: frozenset[str],
+                     ids: list[int]) -> None:
+    if columns and ids:
+        writer.by_ids(conn, f"datasets:derive:{','.join(sorted(columns))}",
+                      derive_sql.update_datasets_for(writer.dialect, columns), ids)
 
 
 def _versions(conn: sa.Connection, writer: Writer, uuids: list[str]) -> None:

@@ -26,7 +26,7 @@ from headwater.store import dialects
 from headwater.store import tables as t
 from headwater.store.extract import text_or_none
 
-__all__ = ["DerivedStatements", "statements_for", "write_field_rows"]
+__all__ = ["DerivedStatements", "statements_for", "update_datasets_for", "write_field_rows"]
 
 _IDS = sa.bindparam("ids", expanding=True)
 _f, _d, _v, _ns = t.facets, t.datasets, t.dataset_versions, t.namespaces
@@ -37,7 +37,8 @@ class DerivedStatements:
     """The statements for one dialect (built once; see :func:`statements_for`)."""
 
     changed_dataset_fields: sa.Select[Any]  # (id, new fields) of datasets whose schema changed
-    update_datasets: sa.Update
+    #: Each derived column of ``datasets`` -> the SQL computing it from stored facts.
+    dataset_values: dict[str, Any]
     update_versions: sa.Update
 
 
@@ -75,10 +76,6 @@ def statements_for(dialect: str) -> DerivedStatements:
     changed_fields = sa.select(
         _d.c.id, sa.type_coerce(fields, t.JSONType).label("fields"),
     ).where(_d.c.id.in_(_IDS), _d.c.fields.is_distinct_from(fields))
-    update_datasets = _d.update().where(
-        _d.c.id.in_(_IDS),
-        sa.or_(*(_d.c[column].is_distinct_from(value) for column, value in wanted.items())),
-    ).values(**wanted)
 
     def version_member(facet: str, key: str, json_type: str) -> Any:
         return _facet_member(dialect, "dataset_version", _v.c.uuid, facet, key, json_type)
@@ -93,7 +90,23 @@ def statements_for(dialect: str) -> DerivedStatements:
         sa.or_(*(_v.c[column].is_distinct_from(value)
                  for column, value in version_wanted.items())),
     ).values(**version_wanted)
-    return DerivedStatements(changed_fields, update_datasets, update_versions)
+    return DerivedStatements(changed_fields, wanted, update_versions)
+
+
+@cache
+def update_datasets_for(dialect: str, columns: frozenset[str]) -> sa.Update:
+    """UPDATE recomputing only ``columns`` of the datasets in ``ids``, where they change.
+
+    A batch re-derives only the columns its own facets and versions feed: the
+    facet lookups (and JSON parsing) of the others would find what the last
+    batch that touched them already wrote.
+    """
+    wanted = {column: value for column, value in statements_for(dialect).dataset_values.items()
+              if column in columns}
+    return _d.update().where(
+        _d.c.id.in_(_IDS),
+        sa.or_(*(_d.c[column].is_distinct_from(value) for column, value in wanted.items())),
+    ).values(**wanted)
 
 
 def write_field_rows(conn: sa.Connection, changed: Iterable[tuple[int, Any]]) -> None:

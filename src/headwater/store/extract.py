@@ -34,9 +34,12 @@ _VERSION_NS_BYTES = _VERSION_NS.bytes
 
 DatasetKey = tuple[str, str]
 
+#: The derived column of ``datasets`` each facet is the source of (see derive_sql).
+DATASET_FACET_COLUMNS = {"schema": "fields", "documentation": "description",
+                         "dataSource": "source_name",
+                         "lifecycleStateChange": "lifecycle_state"}
 #: Facets that datasets' / dataset versions' derived columns are computed from.
-DATASET_DERIVED_FACETS = frozenset(
-    {"schema", "documentation", "dataSource", "lifecycleStateChange"})
+DATASET_DERIVED_FACETS = frozenset(DATASET_FACET_COLUMNS)
 VERSION_DERIVED_FACETS = frozenset({"schema", "lifecycleStateChange"})
 
 def _is_map(value: Any) -> bool:
@@ -178,8 +181,10 @@ class Facts:
     touched_runs: set[str] = field(default_factory=set)
     touched_jobs: set[DatasetKey] = field(default_factory=set)
     #: Datasets and versions whose derived columns may have changed: those that
-    #: got a facet they are derived from, or (datasets) a version.
-    touched_datasets: set[DatasetKey] = field(default_factory=set)
+    #: got a facet they are derived from, or (datasets) a version. For each
+    #: dataset, which of its derived columns: only those can change, since
+    #: every batch re-derives what its own facets and versions feed.
+    touched_datasets: dict[DatasetKey, set[str]] = field(default_factory=dict)
     touched_versions: set[str] = field(default_factory=set)
     #: (node id, event hash) -> ``event_subjects`` row.
     subjects: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
@@ -212,7 +217,8 @@ class Facts:
                     merge_into(into, key, dict(row) if key not in into else row, rule)
             out.touched_runs |= part.touched_runs
             out.touched_jobs |= part.touched_jobs
-            out.touched_datasets |= part.touched_datasets
+            for key, columns in part.touched_datasets.items():
+                out.touched_datasets.setdefault(key, set()).update(columns)
             out.touched_versions |= part.touched_versions
             out.subjects.update(part.subjects)
         return out
@@ -324,11 +330,18 @@ class Facts:
                                        "updated_at": last or t, "source_name": key[0]})
         return key
 
+    def _touch(self, key: DatasetKey, column: str) -> None:
+        columns = self.touched_datasets.get(key)
+        if columns is None:
+            self.touched_datasets[key] = {column}
+        else:
+            columns.add(column)
+
     def _version(self, version: str, key: DatasetKey, run_uuid: str | None, t: datetime) -> None:
         self.put(rules.DATASET_VERSIONS, version,
                  {"uuid": version, "dataset": key, "run_uuid": run_uuid, "created_at": t,
                   "updated_at": t})
-        self.touched_datasets.add(key)
+        self._touch(key, "current_version_uuid")
 
     def _run(self, ev: ParsedEvent) -> None:
         assert ev.run_uuid is not None and ev.job is not None
@@ -367,7 +380,8 @@ class Facts:
                         version: str | None, ev: ParsedEvent) -> None:
         self._facet_rows("dataset", dataset_node(*key), "", facets, ev)
         if not DATASET_DERIVED_FACETS.isdisjoint(facets):
-            self.touched_datasets.add(key)
+            for name in DATASET_DERIVED_FACETS.intersection(facets):
+                self._touch(key, DATASET_FACET_COLUMNS[name])
         if version is not None:
             self._facet_rows("dataset_version", version, "", facets, ev)
             if not VERSION_DERIVED_FACETS.isdisjoint(facets):
@@ -426,7 +440,9 @@ class Facts:
                     for source in spec.get("inputFields") or ():
                         entries.append((target_field, source, spec))
         for source in facet.get("dataset") or ():
-            entries.append(("", source, {}))
+            entries.append(("", source, _NO_FACETS))
+        rule = rules.COLUMN_LINEAGE
+        rows = self.rows.setdefault(rule.table.name, {})
         # A facet names the same source dataset once per field: resolve each once.
         source_keys: dict[tuple[str, str], DatasetKey] = {}
         for target_field, source, spec in entries:
@@ -446,24 +462,30 @@ class Facts:
                     continue  # a malformed edge is dropped, the event is kept
                 source_keys[named] = source_key
             transformations = source.get("transformations")
-            if not transformations:
+            # (type, subtype, description, masking) of each transformation.
+            if transformations:
+                described = [(tr.get("type"), tr.get("subtype"), tr.get("description"),
+                              tr.get("masking")) for tr in transformations if _is_map(tr)]
+            else:
                 # Pre-1.x facets describe the transformation on the target field.
-                transformations = [{"type": spec.get("transformationType"),
-                                    "description": spec.get("transformationDescription")}]
-            for tr in transformations:
-                if not _is_map(tr):
-                    continue
+                described = [(spec.get("transformationType"), None,
+                              spec.get("transformationDescription"), None)]
+            for kind, subtype, description, masking in described:
                 key = (target, target_field, source_key, source_field,
-                       str(tr.get("type") or ""), str(tr.get("subtype") or ""))
-                masking = tr.get("masking")
-                self.put(rules.COLUMN_LINEAGE, key, {
+                       str(kind or ""), str(subtype or ""))
+                row = {
                     "target": target, "target_field": target_field,
                     "source": source_key, "source_field": source_field,
                     "transformation_type": key[4], "transformation_subtype": key[5],
-                    "description": text_or_none(tr.get("description")),
+                    "description": description if isinstance(description, str) else None,
                     "masking": masking if isinstance(masking, bool) else None,
                     "run_uuid": run_uuid, "edge_time": edge_time, "edge_hash": edge_hash,
-                    "created_at": first, "updated_at": last})
+                    "created_at": first, "updated_at": last}
+                # Inlined put (this runs once per edge per distinct facet).
+                if key in rows:
+                    merge_into(rows, key, row, rule)
+                else:
+                    rows[key] = row
 
     def _tags(self, subject: str, facet: Any, ev: ParsedEvent, dataset: DatasetKey | None) -> None:
         if not _is_map(facet):
