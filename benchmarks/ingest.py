@@ -7,8 +7,9 @@ tests/support/pgcluster.py):
   keep-alive clients; events/s and per-request p50/p99 latency;
 - batch: POST /api/v1/lineage/batch with 500 events per request from 2
   concurrent clients; events/s and per-request p50/p99 latency;
-- where the time goes, in-process and without HTTP: JSON decoding +
-  validation per event, and the store's own write rate for the same batches.
+- where the time goes, in-process and without HTTP: thread CPU per event of
+  each step (decode, validate, hash, gather facts, the transaction) for lots
+  of 16 events (coalesced single POSTs) and of 500 (a batch).
 
 Events are realistic (~3 KB: a schema facet on input and output and a
 columnLineage facet on the output), all distinct, START/COMPLETE pairs of
@@ -279,35 +280,63 @@ def bench_http(db_url: str, single_events: int, batches: int, workers: int) -> N
 
 
 def bench_breakdown(db_url: str, batches: int) -> None:
-    """Where time goes for a 500-event batch, without HTTP."""
+    """Where the CPU goes per event, without HTTP, step by step, lot by lot.
+
+    Each lot (the events of one batch request, or one coalesced lot of single
+    POSTs) is decoded, checked and stored before the next, as the server does,
+    with this thread's CPU time per step. Hashing and gathering facts happen
+    inside ``record_events``; they are timed on their own first, and the
+    transaction is the rest of ``record_events``. The collector is set up as
+    ``headwater serve`` sets it up.
+    """
     from headwater.server.body import decode_json
     from headwater.server.ingest import check_event
     from headwater.store import Store
+    from headwater.store.extract import Facts, parse_event
 
-    events = make_events(batches * BATCH_SIZE, "breakdown")
-    bodies = [json.dumps(events[i : i + BATCH_SIZE]).encode()
-              for i in range(0, len(events), BATCH_SIZE)]
-    started = time.process_time()
-    decoded = []
-    for body in bodies:
-        batch = decode_json(body)
-        decoded.append([check_event(e) for e in batch])
-    parse_us = (time.process_time() - started) / len(events) * 1e6
-    store = Store.open(db_url, migrate=True)
     try:
-        started, cpu_started = time.perf_counter(), time.process_time()
-        for batch in decoded:
-            store.record_events(batch)
-        store_seconds = time.perf_counter() - started
-        store_cpu = time.process_time() - cpu_started
-    finally:
-        store.close()
-    print(f"  {'decode + validate':<28} {parse_us:9.1f} us CPU/event "
-          f"({1e6 / parse_us:,.0f} events per CPU-second)")
-    print(f"  {'store.record_events (500s)':<28} "
-          f"{len(events) / store_seconds:>9,.0f} events/s wall, "
-          f"{store_cpu / len(events) * 1e6:,.0f} us CPU/event in this process "
-          f"({len(events) / store_cpu:,.0f} events per CPU-second)")
+        from headwater.server.app import tune_gc
+    except ImportError:  # a checkout from before the server tuned its collector
+        tune_gc = None
+    if tune_gc is not None:
+        tune_gc()
+    steps = ("decode", "validate", "hash", "facts", "transaction")
+    for lot, count in ((16, 2_000), (BATCH_SIZE, max(batches, 4) * BATCH_SIZE)):
+        events = make_events(count + lot, f"breakdown{lot}")
+        bodies = [json.dumps(events[i : i + lot]).encode() for i in range(0, len(events), lot)]
+        del events
+        spent = dict.fromkeys(steps, 0.0)
+        clock = time.thread_time
+        store = Store.open(db_url, migrate=True)
+        try:
+            store.record_events([check_event(e) for e in decode_json(bodies[0])])  # warm up
+            for body in bodies[1:]:
+                t0 = clock()
+                decoded = decode_json(body)
+                t1 = clock()
+                checked = [check_event(e) for e in decoded]
+                t2 = clock()
+                parsed = [parse_event(e) for e in checked]
+                t3 = clock()
+                Facts.of(parsed)
+                t4 = clock()
+                del parsed
+                again = [check_event(e) for e in decode_json(body)]
+                t5 = clock()
+                store.record_events(again)
+                t6 = clock()
+                spent["decode"] += t1 - t0
+                spent["validate"] += t2 - t1
+                spent["hash"] += t3 - t2
+                spent["facts"] += t4 - t3
+                spent["transaction"] += (t6 - t5) - (t3 - t2) - (t4 - t3)
+        finally:
+            store.close()
+        per = {step: seconds / count * 1e6 for step, seconds in spent.items()}
+        total = sum(per.values())
+        print(f"  lots of {lot:<3} (thread CPU)      " + ", ".join(
+            f"{step} {per[step]:.0f}" for step in steps)
+            + f" = {total:.0f} us/event ({1e6 / total:,.0f} events per CPU-second)")
 
 
 def main() -> None:
