@@ -158,3 +158,28 @@ def test_a_statement_without_a_list_is_refused(store: Store) -> None:
     selected = ListSelect(sa.select(_j.c.name).where(_j.c.id == sa.bindparam("id")))
     with store.engine.connect() as conn, pytest.raises(ValueError, match="expanding list"):
         selected.rows(conn, {"id": 1})
+
+
+def test_a_list_of_tuples_keeps_exactly_the_asked_pairs(store: Store) -> None:
+    # Two lists find rows through an index; the pairs cut their cross product.
+    statement = (
+        sa.select(_ns.c.name, _j.c.name)
+        .join(_ns, _ns.c.id == _j.c.namespace_id)
+        .where(
+            _ns.c.name.in_(sa.bindparam("namespaces", expanding=True)),
+            _j.c.name.in_(sa.bindparam("names", expanding=True)),
+            sa.tuple_(_ns.c.name, _j.c.name).in_(sa.bindparam("pairs", expanding=True)),
+        )
+        .order_by(_ns.c.name, _j.c.name)
+    )
+    selected = ListSelect(statement)
+    pairs = [("ns-a", "job-1"), ("ns-b", "job-2"), ("ns-a", "job-2"), ("ns-b", "job-11")]
+    params = {"namespaces": ["ns-a", "ns-b"], "names": ["job-1", "job-2", "job-11"],
+              "pairs": pairs}
+    with store.engine.connect() as conn:
+        expected = [tuple(row) for row in conn.execute(statement, params)]
+        got = [tuple(row) for row in selected.rows(conn, params)]
+        # Only the pairs that exist: job-2 is in ns-b, job-1 in ns-a, job-11 in ns-a.
+        assert got == expected == [("ns-a", "job-1"), ("ns-b", "job-2")]
+        one = selected.rows(conn, {**params, "pairs": [("ns-b", "job-2")]})
+        assert [tuple(row) for row in one] == [("ns-b", "job-2")]

@@ -50,6 +50,18 @@ class _Compiled:
         self.lists = set(_EXPANDING.findall(compiled.string))
         if not self.lists:
             raise ValueError("statement has no expanding list parameter")
+        # Lists of tuples (``tuple_(a, b).in_(...)``): their width, by name.
+        self.widths = {
+            name: len(compiled.binds[name].type.types)
+            for name in self.lists
+            if isinstance(compiled.binds[name].type, sa.types.TupleType)
+        }
+        # The SQL type of each tuple position: unnest() needs typed arrays.
+        self.element_types = {
+            name: [dialect.type_compiler_instance.process(element)
+                   for element in compiled.binds[name].type.types]
+            for name in self.widths
+        }
         # Scalar parameters go through their type's bind processing (e.g. SQLite
         # stores DateTime as text in one fixed format, which comparisons rely on).
         self.processors: dict[str, Callable[[Any], Any]] = {}
@@ -68,8 +80,27 @@ class _Compiled:
             self.template = compiled.string
             self._by_lengths: dict[tuple[int, ...], str] = {}
         else:
-            # Named parameters (psycopg): each list is one array parameter.
-            self.sql = _EXPANDING.sub(lambda m: f"= ANY(%({m.group(1)})s)", compiled.string)
+            # Named parameters (psycopg): each list is one array parameter; a list of
+            # tuples is one array per position, zipped back by unnest().
+            self.sql = _EXPANDING.sub(self._array_in, compiled.string)
+
+    def _array_in(self, match: re.Match[str]) -> str:
+        name = match.group(1)
+        width = self.widths.get(name)
+        if width is None:
+            return f"= ANY(%({name})s)"
+        columns = ", ".join(
+            f"%({name}__{i})s::{sql_type}[]"
+            for i, sql_type in enumerate(self.element_types[name])
+        )
+        return f"IN (SELECT * FROM unnest({columns}))"
+
+    def _placeholders(self, name: str, count: int) -> str:
+        width = self.widths.get(name)
+        if width is None:
+            return "IN (" + ", ".join(["?"] * count) + ")"
+        row = "(" + ", ".join(["?"] * width) + ")"
+        return "IN (VALUES " + ", ".join([row] * count) + ")"
 
     def _scalar(self, name: str, value: Any) -> Any:
         processor = self.processors.get(name)
@@ -78,22 +109,29 @@ class _Compiled:
     def render(self, given: Mapping[str, Any]) -> tuple[str, Any]:
         params = {**self.constants, **given}
         if not self.positional:
-            values = {
-                name: list(value) if name in self.lists else self._scalar(name, value)
-                for name, value in params.items()
-            }
+            values = {}
+            for name, value in params.items():
+                if name in self.widths:
+                    for i in range(self.widths[name]):
+                        values[f"{name}__{i}"] = [item[i] for item in value]
+                elif name in self.lists:
+                    values[name] = list(value)
+                else:
+                    values[name] = self._scalar(name, value)
             return self.sql, values
         lengths = tuple(len(params[name]) for name in sorted(self.lists))
         sql = self._by_lengths.get(lengths)
         if sql is None:
             sizes = dict(zip(sorted(self.lists), lengths, strict=True))
             sql = _EXPANDING.sub(
-                lambda m: "IN (" + ", ".join(["?"] * sizes[m.group(1)]) + ")", self.template
+                lambda m: self._placeholders(m.group(1), sizes[m.group(1)]), self.template
             )
             self._by_lengths[lengths] = sql
         args: list[Any] = []
         for name in self.order:
-            if name in self.lists:
+            if name in self.widths:
+                args.extend(value for item in params[name] for value in item)
+            elif name in self.lists:
                 args.extend(params[name])
             else:
                 args.append(self._scalar(name, params[name]))
@@ -102,7 +140,8 @@ class _Compiled:
 
 class ListSelect:
     """A SELECT with one or more expanding list parameters (``col.in_(bindparam(name,
-    expanding=True))``) and any scalar ones, run through the driver.
+    expanding=True))``, or ``sa.tuple_(a, b).in_(...)`` for a list of tuples) and any
+    scalar ones, run through the driver.
 
     Build it once at import time; :meth:`rows` runs it in a connection's transaction.
     Every list must be non-empty (callers send their lists in chunks).

@@ -18,7 +18,14 @@ from headwater.errors import NotFoundError
 from headwater.graph.model import NodeId, NodeType
 from headwater.store import tables as t
 from headwater.store.queries import LATEST_RUN, latest_run_of_job
-from headwater.store.reads.common import aware, chunks, dataset_ids, job_ids, naive
+from headwater.store.reads.common import (
+    aware,
+    chunks,
+    dataset_ids,
+    job_ids,
+    naive,
+    named_in_namespace,
+)
 from headwater.store.reads.lineage import job_version_column
 from headwater.store.reads.listselect import ListSelect
 from headwater.store.reads.parents import job_parents, run_parents
@@ -74,14 +81,7 @@ def require_node(conn: sa.Connection, node: NodeId) -> None:
 
 
 def _by_dataset_statement(*columns: sa.ColumnElement[Any]) -> sa.Select[Any]:
-    return (
-        sa.select(_ds.c.name, *columns)
-        .join(t.namespaces, t.namespaces.c.id == _ds.c.namespace_id)
-        .where(
-            t.namespaces.c.name == sa.bindparam("namespace"),
-            _ds.c.name.in_(sa.bindparam("names", expanding=True)),
-        )
-    )
+    return sa.select(_ds.c.name, *columns).where(named_in_namespace(_ds))
 
 
 # Built once (see headwater.store.reads.common._ids_statement). Field types are asked
@@ -155,12 +155,8 @@ def _jobs_statement(until: bool) -> sa.Select[Any]:
             r.c.ended_at,
         )
         .select_from(j)
-        .join(t.namespaces, t.namespaces.c.id == j.c.namespace_id)
         .outerjoin(r, r.c.uuid == latest_uuid)
-        .where(
-            t.namespaces.c.name == sa.bindparam("namespace"),
-            j.c.name.in_(sa.bindparam("names", expanding=True)),
-        )
+        .where(named_in_namespace(j))
     )
 
 
