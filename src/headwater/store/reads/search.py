@@ -38,20 +38,29 @@ def search(
     sort: Literal["name", "updated_at"],
     limit: int,
 ) -> tuple[list[dict[str, Any]], int]:
-    """Datasets and jobs whose name contains ``query``; ``(results, totalCount)``."""
+    """Datasets and jobs whose name contains ``query``; ``(results, totalCount)``.
+
+    ``limit`` is at least 1: the total comes with the rows.
+    """
+    if limit < 1:
+        raise ValueError("limit must be >= 1")
     parts = []
     if kind in (None, "dataset"):
         parts.append(_matches(t.datasets, query).add_columns(sa.literal("DATASET").label("type")))
     if kind in (None, "job"):
         parts.append(_matches(t.jobs, query).add_columns(sa.literal("JOB").label("type")))
     union = sa.union_all(*parts).subquery()
-    total = conn.execute(sa.select(sa.func.count()).select_from(union)).scalar_one()
     order = (
         (union.c.updated_at.desc(), union.c.name)
         if sort == "updated_at"
         else (union.c.name, union.c.namespace, union.c.type)
     )
-    rows = conn.execute(sa.select(union).order_by(*order).limit(limit)).all()
+    # The count rides along as a window over the same matches: one pass over the
+    # names (a substring match reads every name), not a second one for the total.
+    rows = conn.execute(
+        sa.select(union, sa.func.count().over().label("total")).order_by(*order).limit(limit)
+    ).all()
+    total = rows[0].total if rows else 0
     results = [
         {
             "type": row.type,
