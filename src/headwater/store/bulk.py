@@ -32,7 +32,7 @@ from typing import Any
 import orjson
 import sqlalchemy as sa
 
-__all__ = ["BulkStatement", "IdsStatement", "copy_rows", "json_text", "sqlite_time"]
+__all__ = ["BulkStatement", "IdsStatement", "RowMaker", "copy_rows", "json_text", "sqlite_time"]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -152,6 +152,38 @@ class BulkStatement:
 _MARKER = "__[POSTCOMPILE_ids]"
 
 
+class RowMaker:
+    """Named-tuple rows from a driver's raw rows for a SELECT's columns, with the
+    values SQLAlchemy would give: on SQLite, ``DateTime`` text becomes ``datetime``
+    and JSON text becomes values (PostgreSQL's driver returns both converted)."""
+
+    def __init__(self, stmt: sa.Select[Any] | sa.CompoundSelect[Any], dialect_name: str) -> None:
+        columns = list(stmt.selected_columns)
+        # rename: two selected ``name`` columns become ``name`` and ``_1``.
+        keys = [c.key for c in columns]
+        self.row_type = namedtuple("Row", keys, rename=True)  # type: ignore[misc]
+        self.converters: list[tuple[int, Callable[[Any], Any]]] = []
+        if dialect_name == "sqlite":
+            for i, column in enumerate(columns):
+                if isinstance(column.type, sa.JSON):
+                    self.converters.append((i, _json_value))
+                elif isinstance(column.type, sa.DateTime):
+                    self.converters.append((i, _sqlite_datetime))
+
+    def rows(self, raw: Iterable[Sequence[Any]]) -> list[Any]:
+        make = self.row_type._make
+        if not self.converters:
+            return [make(row) for row in raw]
+        out = []
+        for row in raw:
+            values = list(row)
+            for i, convert in self.converters:
+                if values[i] is not None:
+                    values[i] = convert(values[i])
+            out.append(make(values))
+        return out
+
+
 class IdsStatement:
     """A statement with one expanding ``ids`` parameter, run through the driver.
 
@@ -175,17 +207,10 @@ class IdsStatement:
         self.constants = dict(compiled.params)
         self.placeholder = "?" if dialect.paramstyle == "qmark" else "%s"
         self._sql_by_count: dict[int, str] = {}
-        self.row_type: Any = None
-        self.converters: list[tuple[int, Callable[[Any], Any]]] = []
-        if isinstance(stmt, sa.Select | sa.CompoundSelect):
-            columns = list(stmt.selected_columns)
-            self.row_type = namedtuple("Row", [c.key for c in columns])  # type: ignore[misc]
-            if dialect.name == "sqlite":
-                for i, column in enumerate(columns):
-                    if isinstance(column.type, sa.JSON):
-                        self.converters.append((i, _json_value))
-                    elif isinstance(column.type, sa.DateTime):
-                        self.converters.append((i, _sqlite_datetime))
+        self.maker = (
+            RowMaker(stmt, dialect.name) if isinstance(stmt, sa.Select | sa.CompoundSelect)
+            else None
+        )
 
     def _statement(self, count: int) -> str:
         sql = self._sql_by_count.get(count)
@@ -215,20 +240,10 @@ class IdsStatement:
         sql = self._statement(len(ids))
         with _driver_cursor(conn, sql) as cursor:
             cursor.execute(sql, self._params(ids))
-            if self.row_type is None:
+            if self.maker is None:
                 return []
             raw = cursor.fetchall()
-        make = self.row_type._make
-        if not self.converters:
-            return [make(row) for row in raw]
-        out = []
-        for row in raw:
-            values = list(row)
-            for i, convert in self.converters:
-                if values[i] is not None:
-                    values[i] = convert(values[i])
-            out.append(make(values))
-        return out
+        return self.maker.rows(raw)
 
 
 def _json_value(text: Any) -> Any:

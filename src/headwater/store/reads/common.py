@@ -8,7 +8,7 @@ here timezone-aware.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -114,6 +114,24 @@ def named_in_namespace(table: sa.FromClause) -> sa.ColumnElement[bool]:
         table.c.namespace_id == namespace_id,
         table.c.name.in_(sa.bindparam("names", expanding=True)),
     )
+
+
+class AsOfSelect:
+    """One by-name statement in two forms, ``build(until=False)`` for what is current
+    and ``build(until=True)`` for what was current at the parameter ``as_of``; each
+    call runs the one its ``as_of`` asks for."""
+
+    def __init__(self, build: Callable[[bool], sa.Select[Any]]) -> None:
+        self._current = ListSelect(build(False))
+        self._until = ListSelect(build(True))
+
+    def rows_by_name(
+        self, conn: sa.Connection, keys: Iterable[tuple[str, str]], as_of: datetime | None
+    ) -> Iterator[tuple[str, Any]]:
+        """(namespace, row) for (namespace, name) ``keys`` (see ListSelect.rows_by_name)."""
+        if as_of is None:
+            return self._current.rows_by_name(conn, keys)
+        return self._until.rows_by_name(conn, keys, {"as_of": naive(as_of)})
 
 
 def _ids_statement(table: sa.Table) -> sa.Select[Any]:

@@ -27,7 +27,13 @@ from headwater.graph.model import Direction, Edge, NodeId, NodeType, Transformat
 from headwater.store import current_io
 from headwater.store import tables as t
 from headwater.store.queries import LATEST_RUN, latest_run_of_job
-from headwater.store.reads.common import chunks, dataset_ids, naive, named_in_namespace
+from headwater.store.reads.common import (
+    AsOfSelect,
+    chunks,
+    dataset_ids,
+    naive,
+    named_in_namespace,
+)
 from headwater.store.reads.listselect import ListSelect
 from headwater.store.reads.runs import run_input_versions
 from headwater.store.reads.visibility import HiddenNodes
@@ -67,19 +73,16 @@ def _job_versions_statement(until: bool) -> sa.Select[Any]:
     )
 
 
-_JOB_VERSIONS = ListSelect(_job_versions_statement(until=False))
-_JOB_VERSIONS_UNTIL = ListSelect(_job_versions_statement(until=True))
+_JOB_VERSIONS = AsOfSelect(_job_versions_statement)
 
 
 def job_versions_at(
     conn: sa.Connection, keys: Sequence[tuple[str, str]], as_of: datetime | None
 ) -> dict[tuple[str, str], str]:
     """The version uuid of each job (namespace, name): current, or current at ``as_of``."""
-    statement = _JOB_VERSIONS if as_of is None else _JOB_VERSIONS_UNTIL
-    params = {} if as_of is None else {"as_of": naive(as_of)}
     return {
         (namespace, name): version
-        for namespace, (name, version) in statement.rows_by_name(conn, keys, params)
+        for namespace, (name, version) in _JOB_VERSIONS.rows_by_name(conn, keys, as_of)
         if version is not None
     }
 

@@ -20,26 +20,18 @@ PostgreSQL driver returns both converted already).
 from __future__ import annotations
 
 import re
-from collections import defaultdict, namedtuple
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from datetime import datetime
 from typing import Any
 
-import orjson
 import sqlalchemy as sa
+
+from headwater.store.bulk import RowMaker
 
 __all__ = ["ListSelect"]
 
 # How SQLAlchemy renders an expanding parameter before it knows the list.
 _EXPANDING = re.compile(r"IN \(__\[POSTCOMPILE_(\w+)\]\)")
-
-
-def _json_value(text: Any) -> Any:
-    return orjson.loads(text) if isinstance(text, str | bytes) else text
-
-
-def _sqlite_datetime(text: Any) -> Any:
-    return datetime.fromisoformat(text) if isinstance(text, str) else text
 
 
 class _Compiled:
@@ -149,22 +141,16 @@ class ListSelect:
 
     def __init__(self, stmt: sa.Select[Any]) -> None:
         self.stmt = stmt
-        columns = list(stmt.selected_columns)
-        # rename: two selected ``name`` columns become ``name`` and ``_1``.
-        self.row_type = namedtuple("Row", [c.key for c in columns], rename=True)  # type: ignore[misc]
-        self._sqlite_converters: list[tuple[int, Callable[[Any], Any]]] = [
-            (i, _json_value if isinstance(c.type, sa.JSON) else _sqlite_datetime)
-            for i, c in enumerate(columns)
-            if isinstance(c.type, sa.JSON | sa.DateTime)
-        ]
-        self._compiled: dict[str, _Compiled] = {}
+        self._compiled: dict[str, tuple[_Compiled, RowMaker]] = {}
 
     def rows(self, conn: sa.Connection, params: Mapping[str, Any]) -> list[Any]:
         """The rows for ``params`` (every statement parameter, lists as sequences)."""
         dialect = conn.dialect
-        compiled = self._compiled.get(dialect.name)
-        if compiled is None:
-            compiled = self._compiled[dialect.name] = _Compiled(self.stmt, dialect)
+        prepared = self._compiled.get(dialect.name)
+        if prepared is None:
+            prepared = _Compiled(self.stmt, dialect), RowMaker(self.stmt, dialect.name)
+            self._compiled[dialect.name] = prepared
+        compiled, maker = prepared
         sql, args = compiled.render(params)
         if not conn.in_transaction():
             # The statements of one answer read one snapshot, as through SQLAlchemy.
@@ -177,17 +163,7 @@ class ListSelect:
             raise sa.exc.DBAPIError.instance(sql, args, exc, dialect.loaded_dbapi.Error) from exc
         finally:
             cursor.close()
-        make = self.row_type._make
-        if dialect.name != "sqlite" or not self._sqlite_converters:
-            return [make(row) for row in raw]
-        out = []
-        for row in raw:
-            values = list(row)
-            for i, convert in self._sqlite_converters:
-                if values[i] is not None:
-                    values[i] = convert(values[i])
-            out.append(make(values))
-        return out
+        return maker.rows(raw)
 
     def rows_by_name(
         self,

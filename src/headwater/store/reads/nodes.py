@@ -19,11 +19,11 @@ from headwater.graph.model import NodeId, NodeType
 from headwater.store import tables as t
 from headwater.store.queries import LATEST_RUN, latest_run_of_job
 from headwater.store.reads.common import (
+    AsOfSelect,
     aware,
     chunks,
     dataset_ids,
     job_ids,
-    naive,
     named_in_namespace,
 )
 from headwater.store.reads.lineage import job_version_column
@@ -103,8 +103,7 @@ def _dataset_version_column(until: bool) -> sa.ColumnElement[Any]:
     )
 
 
-_DATASET_VERSIONS = ListSelect(_by_dataset_statement(_dataset_version_column(until=False)))
-_DATASET_VERSIONS_UNTIL = ListSelect(_by_dataset_statement(_dataset_version_column(until=True)))
+_DATASET_VERSIONS = AsOfSelect(lambda until: _by_dataset_statement(_dataset_version_column(until)))
 _FIELD_TYPES = ListSelect(
     _by_dataset_statement(_f.c.name, _f.c.type)
     .join(_f, _f.c.dataset_id == _ds.c.id)
@@ -160,20 +159,14 @@ def _jobs_statement(until: bool) -> sa.Select[Any]:
     )
 
 
-_JOBS = ListSelect(_jobs_statement(until=False))
-_JOBS_UNTIL = ListSelect(_jobs_statement(until=True))
+_JOBS = AsOfSelect(_jobs_statement)
 
 
 def _job_rows(
     conn: sa.Connection, keys: Sequence[tuple[str, str]], as_of: datetime | None
 ) -> dict[tuple[str, str], Any]:
     """:func:`_jobs_statement`'s row of each job (namespace, name); unknown jobs are absent."""
-    statement = _JOBS if as_of is None else _JOBS_UNTIL
-    params = {} if as_of is None else {"as_of": naive(as_of)}
-    return {
-        (namespace, row.name): row
-        for namespace, row in statement.rows_by_name(conn, keys, params)
-    }
+    return {(namespace, row.name): row for namespace, row in _JOBS.rows_by_name(conn, keys, as_of)}
 
 
 def _run_summary(row: sa.Row[Any]) -> dict[str, Any]:
@@ -201,11 +194,9 @@ def node_summaries(
     datasets = by_type[NodeType.DATASET]
     if datasets:
         keys = [(n.namespace, n.name) for _, n in datasets]
-        statement = _DATASET_VERSIONS if as_of is None else _DATASET_VERSIONS_UNTIL
-        params = {} if as_of is None else {"as_of": naive(as_of)}
         current = {
             (namespace, name): version
-            for namespace, (name, version) in statement.rows_by_name(conn, keys, params)
+            for namespace, (name, version) in _DATASET_VERSIONS.rows_by_name(conn, keys, as_of)
         }
         for node_id, n in datasets:
             version = n.version or current.get((n.namespace, n.name))
