@@ -27,7 +27,7 @@ from headwater.store import dialects
 from headwater.store import tables as t
 from headwater.store.checkpoint import WalCheckpointer
 from headwater.store.extract import Facts, ParsedEvent, parse_event
-from headwater.store.transactions import cross_process_lock, write_lock_path
+from headwater.store.transactions import write_lock_path, write_transaction
 from headwater.store.writer import Writer
 
 __all__ = ["RecordResult", "Store"]
@@ -185,15 +185,10 @@ class Store:
         try:
             # Several processes may write one SQLite file (serve --workers N):
             # they take turns through the lock file (see transactions.py).
-            with cross_process_lock(self._write_lock_path), self.engine.connect() as conn:
-                conn = conn.execution_options(**{dialects.WRITER_OPTION: True})
-                with conn.begin():
-                    new = self._writer.write(conn, everything, facts)
-        except SQLAlchemyError as exc:
-            self._writer.rollback()
-            raise StoreError(f"database write failed: {exc.__class__.__name__}: {exc}") from exc
+            with write_transaction(self.engine) as conn:
+                new = self._writer.write(conn, everything, facts)
         except BaseException:
-            self._writer.rollback()
+            self._writer.rollback()  # the id caches may hold rows that were not committed
             raise
         self._writer.commit()
         if self._checkpointer is not None:

@@ -70,4 +70,5 @@ def write_transaction(engine: sa.Engine) -> Iterator[sa.Connection]:
             with conn.begin():
                 yield conn
     except SQLAlchemyError as exc:
-        raise StoreError(str(exc).splitlines()[0]) from exc
+        first_line = str(exc).splitlines()[0]
+        raise StoreError(f"database write failed: {exc.__class__.__name__}: {first_line}") from exc
