@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Collection
-from typing import Any
 
 import sqlalchemy as sa
 
 from headwater.graph.model import Edge, NodeId, NodeType
 from headwater.store import tables as t
-from headwater.store.reads.common import chunks
+from headwater.store.reads.common import named_in_namespace
+from headwater.store.reads.listselect import ListSelect
 
 __all__ = ["HiddenNodes", "hidden", "visible"]
 
@@ -32,24 +32,20 @@ def hidden(table: sa.Table | sa.FromClause) -> sa.ColumnElement[bool]:
     return sa.and_(table.c.deleted_at.is_not(None), table.c.updated_at <= table.c.deleted_at)
 
 
-def _hidden_statement(table: sa.Table) -> sa.Select[Any]:
-    return (
-        sa.select(table.c.name)
-        .join(t.namespaces, t.namespaces.c.id == table.c.namespace_id)
-        .where(
-            t.namespaces.c.name == sa.bindparam("namespace"),
-            table.c.name.in_(sa.bindparam("names", expanding=True)),
-            hidden(table),
-        )
-    )
+def _hidden_statement(table: sa.Table) -> ListSelect:
+    return ListSelect(sa.select(table.c.name).where(named_in_namespace(table), hidden(table)))
 
 
 # Built once (see reads.common._ids_statement).
 _HIDDEN = {NodeType.DATASET: _hidden_statement(t.datasets), NodeType.JOB: _hidden_statement(t.jobs)}
-_ANY_DELETED = {
-    kind: sa.select(table.c.id).where(table.c.deleted_at.is_not(None)).limit(1)
-    for kind, table in ((NodeType.DATASET, t.datasets), (NodeType.JOB, t.jobs))
-}
+_KINDS = (NodeType.DATASET, NodeType.JOB)
+# One round trip for both indexed probes (a walk asks it once).
+_ANY_DELETED = sa.select(
+    *(
+        sa.exists().where(table.c.deleted_at.is_not(None)).label(kind.value)
+        for kind, table in zip(_KINDS, (t.datasets, t.jobs), strict=True)
+    )
+)
 
 
 class HiddenNodes:
@@ -66,10 +62,8 @@ class HiddenNodes:
 
     def _deleted_kinds(self) -> dict[NodeType, bool]:
         if self._any is None:
-            self._any = {
-                kind: self.conn.execute(query).first() is not None
-                for kind, query in _ANY_DELETED.items()
-            }
+            flags = self.conn.execute(_ANY_DELETED).one()
+            self._any = {kind: bool(flag) for kind, flag in zip(_KINDS, flags, strict=True)}
         return self._any
 
     def among(self, node_ids: Collection[str]) -> set[str]:
@@ -86,12 +80,11 @@ class HiddenNodes:
             if kinds.get(kind):
                 wanted[(kind, node.namespace)][node.name].append(node_id)
         result: set[str] = set()
-        for (kind, namespace), by_name in wanted.items():
-            for batch in chunks(sorted(by_name)):
-                for (name,) in self.conn.execute(
-                    _HIDDEN[kind], {"namespace": namespace, "names": batch}
-                ):
-                    result.update(by_name[name])
+        for kind in _KINDS:
+            keys = [(namespace, name) for (k, namespace), names in wanted.items() if k is kind
+                    for name in names]
+            for namespace, (name,) in _HIDDEN[kind].rows_by_name(self.conn, keys):
+                result.update(wanted[(kind, namespace)][name])
         return result
 
     def filter(self, edges: list[Edge]) -> list[Edge]:
