@@ -39,10 +39,16 @@ def _hidden_statement(table: sa.Table) -> ListSelect:
 # Built once (see reads.common._ids_statement).
 _HIDDEN = {NodeType.DATASET: _hidden_statement(t.datasets), NodeType.JOB: _hidden_statement(t.jobs)}
 _KINDS = (NodeType.DATASET, NodeType.JOB)
-# One round trip for both indexed probes (a walk asks it once).
+# One round trip for both indexed probes (a walk asks it once): each a LIMIT 1
+# scalar subquery, which SQLite answers from the deleted_at index (an EXISTS made it
+# scan the whole table: 27 ms at 100k datasets).
 _ANY_DELETED = sa.select(
     *(
-        sa.exists().where(table.c.deleted_at.is_not(None)).label(kind.value)
+        sa.select(table.c.id)
+        .where(table.c.deleted_at.is_not(None))
+        .limit(1)
+        .scalar_subquery()
+        .label(kind.value)
         for kind, table in zip(_KINDS, (t.datasets, t.jobs), strict=True)
     )
 )
@@ -63,7 +69,9 @@ class HiddenNodes:
     def _deleted_kinds(self) -> dict[NodeType, bool]:
         if self._any is None:
             flags = self.conn.execute(_ANY_DELETED).one()
-            self._any = {kind: bool(flag) for kind, flag in zip(_KINDS, flags, strict=True)}
+            self._any = {
+                kind: flag is not None for kind, flag in zip(_KINDS, flags, strict=True)
+            }
         return self._any
 
     def among(self, node_ids: Collection[str]) -> set[str]:
