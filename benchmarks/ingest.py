@@ -292,7 +292,8 @@ def bench_breakdown(db_url: str, batches: int) -> None:
     from headwater.server.body import decode_json
     from headwater.server.ingest import check_event
     from headwater.store import Store
-    from headwater.store.extract import Facts, parse_event
+    from headwater.store.extract import Facts
+    from headwater.store.parsing import parse_event
 
     try:
         from headwater.server.app import tune_gc

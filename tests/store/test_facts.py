@@ -10,7 +10,8 @@ import copy
 import random
 import uuid
 
-from headwater.store.extract import Facts, name_uuid, parse_event
+from headwater.store.extract import Facts
+from headwater.store.parsing import name_uuid, parse_event
 from tests.store.generate import generate
 
 

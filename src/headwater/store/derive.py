@@ -31,8 +31,8 @@ import sqlalchemy as sa
 
 from headwater.store import current_io, derive_sql, rules
 from headwater.store import tables as t
-from headwater.store.extract import (
-    Facts,
+from headwater.store.extract import Facts
+from headwater.store.parsing import (
     dataset_node,
     job_node,
     name_uuid,

@@ -8,31 +8,33 @@ and upserts them.
 
 from __future__ import annotations
 
-import hashlib
-import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from headwater.errors import EventError
 from headwater.store import rules
-from headwater.store.canonical import canonical_bytes, content_hash
 from headwater.store.merge import MergeRule, merge_into
+from headwater.store.parsing import (
+    NO_FACETS,
+    DatasetKey,
+    ParsedEvent,
+    dataset_key,
+    dataset_node,
+    dataset_version_uuid,
+    facets_of,
+    field_node,
+    is_map,
+    job_node,
+    run_node,
+    text_or_none,
+)
 
-__all__ = [
-    "Facts", "ParsedEvent", "dataset_node", "job_node", "name_uuid", "parse_event", "run_node",
-    "text_or_none",
-]
+__all__ = ["Facts"]
 
 TERMINAL_STATES = frozenset({"COMPLETE", "FAIL", "ABORT"})
 ACTIVE_STATES = frozenset({"START", "RUNNING"})
-
-# Fixed namespace for headwater's name-based (uuid5) version ids.
-_VERSION_NS = uuid.UUID("6f1c2b1e-7a52-4d2e-9a3b-5b0f3c2a9e10")
-_VERSION_NS_BYTES = _VERSION_NS.bytes
-
-DatasetKey = tuple[str, str]
 
 #: The derived column of ``datasets`` each facet is the source of (see derive_sql).
 DATASET_FACET_COLUMNS = {"schema": "fields", "documentation": "description",
@@ -41,136 +43,6 @@ DATASET_FACET_COLUMNS = {"schema": "fields", "documentation": "description",
 #: Facets that datasets' / dataset versions' derived columns are computed from.
 DATASET_DERIVED_FACETS = frozenset(DATASET_FACET_COLUMNS)
 VERSION_DERIVED_FACETS = frozenset({"schema", "lifecycleStateChange"})
-
-def _is_map(value: Any) -> bool:
-    """``isinstance(value, Mapping)``, answered without the ABC for dicts and absent keys.
-
-    Most values tested are decoded dicts or ``None`` (an absent facet); the
-    ABC's check, which both would otherwise reach, costs more than the rest.
-    """
-    return type(value) is dict or (value is not None and isinstance(value, Mapping))
-
-
-def dataset_node(namespace: str, name: str) -> str:
-    return f"dataset:{namespace}:{name}"
-
-
-def job_node(namespace: str, name: str) -> str:
-    return f"job:{namespace}:{name}"
-
-
-def run_node(run_uuid: str) -> str:
-    return f"run:{run_uuid}"
-
-
-def field_node(namespace: str, name: str, field_name: str) -> str:
-    return f"datasetField:{namespace}:{name}:{field_name}"
-
-
-def name_uuid(namespace: bytes, name: str) -> str:
-    """``str(uuid.uuid5(UUID(bytes=namespace), name))``, about three times faster.
-
-    The same RFC 4122 steps (SHA-1 of the namespace's bytes and the name's
-    UTF-8, first 16 bytes, version 5, RFC variant) without building a
-    :class:`uuid.UUID`; tests check it against the standard library.
-    """
-    digest = bytearray(hashlib.sha1(namespace + name.encode(), usedforsecurity=False).digest())
-    digest[6] = (digest[6] & 0x0F) | 0x50
-    digest[8] = (digest[8] & 0x3F) | 0x80
-    text = digest[:16].hex()
-    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
-
-
-def dataset_version_uuid(namespace: str, name: str, producer: str) -> str:
-    """Deterministic version id: the same (dataset, producing run/event) -> the same uuid."""
-    return name_uuid(_VERSION_NS_BYTES, f"{namespace}\x00{name}\x00{producer}")
-
-
-def parse_time(value: Any, where: str) -> datetime:
-    """OpenLineage time -> naive UTC datetime (no zone means UTC; ns truncated to µs)."""
-    if not isinstance(value, str):
-        raise EventError(f"{where} must be an ISO-8601 string", field=where)
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError as exc:
-        raise EventError(f"{where} is not an ISO-8601 time: {value!r}", field=where) from exc
-    if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
-    return parsed
-
-
-@dataclass(frozen=True)
-class ParsedEvent:
-    """The parts of one event the store indexes, plus its canonical JSON."""
-
-    event_hash: str
-    payload: str
-    event: Mapping[str, Any]
-    time: datetime
-    event_type: str | None
-    kind: str  # run | job | dataset
-    run_uuid: str | None
-    job: DatasetKey | None
-
-
-def parse_event(event: Mapping[str, Any]) -> ParsedEvent:
-    """Hash and classify one event; raise EventError naming a missing field."""
-    if not _is_map(event):
-        raise EventError("event must be a JSON object", field="event")
-    canonical = canonical_bytes(event)
-    digest = content_hash(canonical)
-    payload = canonical.decode()
-    time = parse_time(event.get("eventTime"), "eventTime")
-    event_type = event.get("eventType")
-    if event_type is not None and not isinstance(event_type, str):
-        raise EventError("eventType must be a string", field="eventType")
-    event_type = event_type.upper() if event_type else None
-    run_uuid = None
-    job = None
-    if "dataset" in event and "job" not in event:
-        kind = "dataset"
-        _dataset_key(event.get("dataset"), "dataset")
-    else:
-        job = _job_key(event.get("job"))
-        run = event.get("run")
-        if run is None:
-            kind = "job"
-        else:
-            kind = "run"
-            if not _is_map(run) or not isinstance(run.get("runId"), str):
-                raise EventError("run.runId must be a string", field="run.runId")
-            run_uuid = run["runId"]
-    return ParsedEvent(digest, payload, event, time, event_type, kind, run_uuid, job)
-
-
-def _job_key(job: Any) -> DatasetKey:
-    if not _is_map(job):
-        raise EventError("job must be an object", field="job")
-    for part in ("namespace", "name"):
-        if not isinstance(job.get(part), str):
-            raise EventError(f"job.{part} must be a string", field=f"job.{part}")
-    return (job["namespace"], job["name"])
-
-
-def _dataset_key(dataset: Any, where: str) -> DatasetKey:
-    if not _is_map(dataset):
-        raise EventError(f"{where} must be an object", field=where)
-    for part in ("namespace", "name"):
-        if not isinstance(dataset.get(part), str):
-            raise EventError(f"{where}.{part} must be a string", field=f"{where}.{part}")
-    return (dataset["namespace"], dataset["name"])
-
-
-_NO_FACETS: Mapping[str, Any] = {}
-
-
-def _facets(container: Mapping[str, Any], key: str) -> Mapping[str, Any]:
-    value = container.get(key)
-    return value if _is_map(value) else _NO_FACETS
-
-
-def text_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 @dataclass
@@ -268,11 +140,11 @@ class Facts:
         event = ev.event
         if ev.kind == "dataset":
             dataset = event["dataset"]
-            key = self._dataset(_dataset_key(dataset, "dataset"), t)
+            key = self._dataset(dataset_key(dataset, "dataset"), t)
             self._mentions(dataset_node(*key), ev)
             version = dataset_version_uuid(key[0], key[1], f"event:{h}")
             self._version(version, key, None, t)
-            self._dataset_facets(key, _facets(dataset, "facets"), version, ev)
+            self._dataset_facets(key, facets_of(dataset, "facets"), version, ev)
             return
         assert ev.job is not None
         job = ev.job
@@ -281,30 +153,31 @@ class Facts:
         self.touched_jobs.add(job)
         self._mentions(job_node(*job), ev)
         run_uuid = ev.run_uuid or ""
-        job_facets = _facets(event["job"], "facets")
+        job_facets = facets_of(event["job"], "facets")
         self._facet_rows("job", job_node(*job), "", job_facets, ev)
         self._tags(job_node(*job), job_facets.get("tags"), ev, None)
         if ev.run_uuid is not None:
             self._run(ev)
             self._mentions(run_node(ev.run_uuid), ev)
-            self._facet_rows("run", run_node(ev.run_uuid), "", _facets(event["run"], "facets"), ev)
+            run_facets = facets_of(event["run"], "facets")
+            self._facet_rows("run", run_node(ev.run_uuid), "", run_facets, ev)
             location = job_facets.get("sourceCodeLocation")
             if location is not None:
                 # Kept per run: it is part of the run's job version.
                 self._facet_rows("job", job_node(*job), ev.run_uuid,
                                  {"sourceCodeLocation": location}, ev)
         for i, item in enumerate(event.get("inputs") or ()):
-            key = self._dataset(_dataset_key(item, f"inputs[{i}]"), t)
+            key = self._dataset(dataset_key(item, f"inputs[{i}]"), t)
             self._mentions(dataset_node(*key), ev)
-            self._dataset_facets(key, _facets(item, "facets"), None, ev)
+            self._dataset_facets(key, facets_of(item, "facets"), None, ev)
             self._facet_rows("input", dataset_node(*key), run_uuid,
-                             _facets(item, "inputFacets"), ev)
+                             facets_of(item, "inputFacets"), ev)
             if ev.run_uuid is not None:
                 self.put(rules.RUN_INPUTS, (ev.run_uuid, key),
                          {"run_uuid": ev.run_uuid, "dataset": key, "created_at": t,
                           "updated_at": t})
         for i, item in enumerate(event.get("outputs") or ()):
-            key = self._dataset(_dataset_key(item, f"outputs[{i}]"), t)
+            key = self._dataset(dataset_key(item, f"outputs[{i}]"), t)
             self._mentions(dataset_node(*key), ev)
             version = None
             if ev.run_uuid is not None:
@@ -313,9 +186,9 @@ class Facts:
                 self.put(rules.RUN_OUTPUTS, (ev.run_uuid, key),
                          {"run_uuid": ev.run_uuid, "dataset": key, "dataset_version_uuid": version,
                           "created_at": t, "updated_at": t})
-            self._dataset_facets(key, _facets(item, "facets"), version, ev)
+            self._dataset_facets(key, facets_of(item, "facets"), version, ev)
             self._facet_rows("output", dataset_node(*key), run_uuid,
-                             _facets(item, "outputFacets"), ev)
+                             facets_of(item, "outputFacets"), ev)
 
     # -- pieces ----------------------------------------------------------------------
 
@@ -388,7 +261,7 @@ class Facts:
                 self.touched_versions.add(version)
         t, h = ev.time, ev.event_hash
         source = facets.get("dataSource")
-        if _is_map(source) and isinstance(source.get("name"), str):
+        if is_map(source) and isinstance(source.get("name"), str):
             self.put(rules.SOURCES, source["name"], {
                 "name": source["name"], "connection_url": text_or_none(source.get("uri")),
                 "url_time": t, "url_hash": h, "created_at": t, "updated_at": t})
@@ -397,9 +270,9 @@ class Facts:
                 "name": key[0], "connection_url": key[0], "url_time": t, "url_hash": h,
                 "created_at": t, "updated_at": t})
         symlinks = facets.get("symlinks")
-        if _is_map(symlinks):
+        if is_map(symlinks):
             for ident in symlinks.get("identifiers") or ():
-                if _is_map(ident) and isinstance(ident.get("namespace"), str) \
+                if is_map(ident) and isinstance(ident.get("namespace"), str) \
                         and isinstance(ident.get("name"), str):
                     self.put(rules.DATASET_SYMLINKS, (key, ident["namespace"], ident["name"]), {
                         "dataset": key, "namespace": ident["namespace"], "name": ident["name"],
@@ -407,7 +280,7 @@ class Facts:
         self._column_lineage(key, facets.get("columnLineage"), ev)
         self._tags(dataset_node(*key), facets.get("tags"), ev, key)
         schema = facets.get("schema")
-        if _is_map(schema):
+        if is_map(schema):
             for f in schema.get("fields") or ():
                 # Most fields are plain dicts without tags: test that first.
                 if (type(f) is dict or isinstance(f, Mapping)) and f.get("tags") \
@@ -415,7 +288,7 @@ class Facts:
                     self._tags(field_node(key[0], key[1], f["name"]), {"tags": f["tags"]}, ev, None)
 
     def _column_lineage(self, target: DatasetKey, facet: Any, ev: ParsedEvent) -> None:
-        if not _is_map(facet):
+        if not is_map(facet):
             return
         guard = (ev.time, ev.event_hash, ev.run_uuid)
         seen_for_target = self.lineage.setdefault(target, [])
@@ -434,19 +307,19 @@ class Facts:
         edge_time, edge_hash, run_uuid = seen["guard"]
         entries: list[tuple[str, Any, Mapping[str, Any]]] = []
         fields = facet.get("fields")
-        if _is_map(fields):
+        if is_map(fields):
             for target_field, spec in fields.items():
-                if _is_map(spec):
+                if is_map(spec):
                     for source in spec.get("inputFields") or ():
                         entries.append((target_field, source, spec))
         for source in facet.get("dataset") or ():
-            entries.append(("", source, _NO_FACETS))
+            entries.append(("", source, NO_FACETS))
         rule = rules.COLUMN_LINEAGE
         rows = self.rows.setdefault(rule.table.name, {})
         # A facet names the same source dataset once per field: resolve each once.
         source_keys: dict[tuple[str, str], DatasetKey] = {}
         for target_field, source, spec in entries:
-            if not _is_map(source):
+            if not is_map(source):
                 continue
             source_field = source.get("field")
             if not isinstance(source_field, str):
@@ -457,7 +330,7 @@ class Facts:
             if source_key is None:
                 try:
                     source_key = self._dataset(
-                        _dataset_key(source, "columnLineage.inputFields"), first, last)
+                        dataset_key(source, "columnLineage.inputFields"), first, last)
                 except EventError:
                     continue  # a malformed edge is dropped, the event is kept
                 source_keys[named] = source_key
@@ -465,7 +338,7 @@ class Facts:
             # (type, subtype, description, masking) of each transformation.
             if transformations:
                 described = [(tr.get("type"), tr.get("subtype"), tr.get("description"),
-                              tr.get("masking")) for tr in transformations if _is_map(tr)]
+                              tr.get("masking")) for tr in transformations if is_map(tr)]
             else:
                 # Pre-1.x facets describe the transformation on the target field.
                 described = [(spec.get("transformationType"), None,
@@ -488,13 +361,13 @@ class Facts:
                     rows[key] = row
 
     def _tags(self, subject: str, facet: Any, ev: ParsedEvent, dataset: DatasetKey | None) -> None:
-        if not _is_map(facet):
+        if not is_map(facet):
             return
         t, h = ev.time, ev.event_hash
         for tag in facet.get("tags") or ():
             if isinstance(tag, str):
                 tag = {"key": tag}
-            if not _is_map(tag) or not isinstance(tag.get("key"), str):
+            if not is_map(tag) or not isinstance(tag.get("key"), str):
                 continue
             target = subject
             if dataset is not None and isinstance(tag.get("field"), str):

@@ -26,7 +26,8 @@ from headwater.errors import HeadwaterError, StoreError
 from headwater.store import dialects
 from headwater.store import tables as t
 from headwater.store.checkpoint import WalCheckpointer
-from headwater.store.extract import Facts, ParsedEvent, parse_event
+from headwater.store.extract import Facts
+from headwater.store.parsing import ParsedEvent, parse_event
 from headwater.store.transactions import write_lock_path, write_transaction
 from headwater.store.writer import Writer
 

@@ -22,7 +22,8 @@ import sqlalchemy as sa
 from headwater.store import derive, dialects, rules
 from headwater.store.bulk import BulkStatement, IdsStatement, copy_rows
 from headwater.store import tables as t
-from headwater.store.extract import DatasetKey, Facts, ParsedEvent
+from headwater.store.extract import Facts
+from headwater.store.parsing import DatasetKey, ParsedEvent
 from headwater.store.merge import MergeRule, upsert_statement
 
 __all__ = ["IdCache", "Writer", "chunks"]
