@@ -30,6 +30,7 @@ from headwater.server.responses import V2Graph
 from headwater.server.routes.reading import connection, parse_node_id, parse_time, read_router
 from headwater.store.reads.lineage import ColumnLineage, RunLineage, TableLineage
 from headwater.store.reads.nodes import node_summaries, pinned_version, require_node
+from headwater.store.reads.visibility import HiddenNodes
 
 __all__ = ["directed_lineage", "router"]
 
@@ -61,7 +62,8 @@ def directed_lineage(
 ) -> dict[str, Any]:
     """The ``/api/v2/lineage`` answer, computed on an open connection (also used by the CLI)."""
     node = parse_node_id(node_id)
-    require_node(conn, node)
+    hidden = HiddenNodes(conn)  # one "was anything deleted?" probe for the whole answer
+    require_node(conn, node, hidden)
     source: NeighbourSource
     root = str(node)
     if node.type is NodeType.RUN or (node.type is NodeType.DATASET and node.version):
@@ -71,9 +73,9 @@ def directed_lineage(
         if node.version:
             # A pinned version answers as of that version's time.
             as_of, _ = pinned_version(conn, node)
-        source = ColumnLineage(conn, as_of)
+        source = ColumnLineage(conn, as_of, hidden)
     else:
-        source = TableLineage(conn, as_of)
+        source = TableLineage(conn, as_of, hidden)
     graph = walk(source, root, Direction(direction), depth, max_nodes)
     data = node_summaries(conn, [n.id for n in graph.nodes], as_of)
     return {

@@ -154,10 +154,12 @@ class TableLineage:
     datasets (per namespace).
     """
 
-    def __init__(self, conn: sa.Connection, as_of: datetime | None = None) -> None:
+    def __init__(
+        self, conn: sa.Connection, as_of: datetime | None = None, hidden: HiddenNodes | None = None
+    ) -> None:
         self.conn = conn
         self.as_of = as_of
-        self.hidden = HiddenNodes(conn)
+        self.hidden = hidden or HiddenNodes(conn)
         # With as_of: (job namespace, name) -> that version's (inputs, outputs).
         self._io_at: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
 
@@ -353,10 +355,12 @@ class RunLineage:
 class ColumnLineage:
     """Column edges between ``datasetField`` nodes, with their job and transformations."""
 
-    def __init__(self, conn: sa.Connection, as_of: datetime | None = None) -> None:
+    def __init__(
+        self, conn: sa.Connection, as_of: datetime | None = None, hidden: HiddenNodes | None = None
+    ) -> None:
         self.conn = conn
         self.as_of = as_of
-        self.hidden = HiddenNodes(conn)
+        self.hidden = hidden or HiddenNodes(conn)
 
     def fields_of(self, dataset_node_ids: Collection[str]) -> list[str]:
         keys = [(n.namespace, n.name) for n in _parse_all(dataset_node_ids)]

@@ -37,15 +37,15 @@ __all__ = ["field_types", "node_summaries", "pinned_version", "require_node"]
 _ds, _dv, _f = t.datasets, t.dataset_versions, t.fields
 
 
-def require_node(conn: sa.Connection, node: NodeId) -> None:
+def require_node(conn: sa.Connection, node: NodeId, hidden: HiddenNodes | None = None) -> None:
     """Raise :class:`NotFoundError` unless ``node`` exists in the store (and is not
-    soft-deleted)."""
+    soft-deleted). ``hidden``: the walk's own, so the store is asked once per answer."""
     if node.type is NodeType.RUN:
         if not run_rows(conn, [node.name]):
             raise NotFoundError(f"run '{node.name}' not found")
         return
     subject = node if node.type is NodeType.JOB else node.dataset_id
-    gone = bool(HiddenNodes(conn).among([str(subject)]))
+    gone = bool((hidden or HiddenNodes(conn)).among([str(subject)]))
     if node.type is NodeType.JOB:
         if gone or not job_ids(conn, [(node.namespace, node.name)]):
             raise NotFoundError(f"job '{node.name}' not found in namespace '{node.namespace}'")
