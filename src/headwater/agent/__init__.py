@@ -127,6 +127,7 @@ class Agent:
     def _handle(self, item: Any) -> None:
         from headwater.agent.actions import action_events, rdd_save_events
         from headwater.agent.listener import PendingAction
+        from headwater.agent.proxies import proxy_scope
         from headwater.agent.rdds import RddSavePhase
         from headwater.agent.visitors import VisitContext
 
@@ -141,7 +142,11 @@ class Agent:
             # arrives without a 40 ms delayed-ACK stall (see .connection).
             if self._tuner.ensure() and metrics is not None:
                 self._note_worker_jvm_thread(metrics)
-            capture = self._listener.capture_pending(item)
+            # The capture is the last use of the action's JVM objects: released
+            # at once rather than at Python's next full collection (see .proxies).
+            with proxy_scope(item.qe, item.jplan, item.exception):
+                capture = self._listener.capture_pending(item)
+                item.qe = item.jplan = item.exception = None
         else:
             capture = item
 

@@ -33,6 +33,7 @@ from headwater.agent.actions import ActionCapture, is_read_only
 from headwater.agent.capture import RelationCache, capture_plan
 from headwater.agent.jvm import CatalogLookup, RelationHashes, executed_plan_facts
 from headwater.agent.plan import short_class
+from headwater.agent.proxies import proxy_scope
 from headwater.agent.visitors.commands import DDL_COMMANDS, table_idents
 
 __all__ = ["ActionListener", "CAPTURE_AT_ONCE", "CaptureWorker", "LogOnce", "PendingAction"]
@@ -166,6 +167,14 @@ class ActionListener:
     def _on_action(self, func_name: str, qe: Any, duration_ns: int | None, exception: Any) -> None:
         if not self.active:
             return
+        # Proxies made here and not handed to the worker (a skipped action's plan,
+        # class names) are released at once (see .proxies).
+        with proxy_scope():
+            self._on_action_scoped(func_name, qe, duration_ns, exception)
+
+    def _on_action_scoped(
+        self, func_name: str, qe: Any, duration_ns: int | None, exception: Any
+    ) -> None:
         began, began_cpu = time.perf_counter(), time.thread_time()
         try:
             jplan = qe.optimizedPlan()
