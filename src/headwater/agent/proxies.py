@@ -38,6 +38,8 @@ _installed = False
 def _install() -> bool:
     """Wrap py4j's converter for object references (once per process); False if absent."""
     global _installed
+    if _installed:  # every scope asks: no lock once done
+        return True
     with _install_lock:
         if _installed:
             return True

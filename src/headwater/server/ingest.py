@@ -131,13 +131,13 @@ def _normalise_dataset(dataset: dict[str, Any]) -> None:
 def _normalise_refs(refs: Any) -> None:
     if not isinstance(refs, list):
         return
-    # Inlined normalise_namespace: this runs for every column-lineage reference,
-    # and almost none needs changing.
+    # This runs for every column-lineage reference and almost none needs changing:
+    # the alias test comes first, normalise_namespace only for those that do.
     for ref in refs:
         if type(ref) is dict:
             namespace = ref.get("namespace")
             if type(namespace) is str and namespace.startswith(_S3_ALIASES):
-                ref["namespace"] = "s3://" + namespace[len("s3a://") :]
+                ref["namespace"] = normalise_namespace(namespace)
 
 
 def check_event(event: Any) -> dict[str, Any]:

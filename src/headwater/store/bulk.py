@@ -32,7 +32,10 @@ from typing import Any
 import orjson
 import sqlalchemy as sa
 
-__all__ = ["BulkStatement", "IdsStatement", "RowMaker", "copy_rows", "json_text", "sqlite_time"]
+__all__ = [
+    "BulkStatement", "IdsStatement", "RowMaker", "copy_rows", "driver_cursor", "json_text",
+    "sqlite_time",
+]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -50,7 +53,7 @@ def json_text(value: Any) -> str:
 
 
 @contextmanager
-def _driver_cursor(conn: sa.Connection, sql: str) -> Iterator[Any]:
+def driver_cursor(conn: sa.Connection, sql: str) -> Iterator[Any]:
     """A driver cursor on ``conn``'s transaction, for running ``sql``.
 
     Driver errors come out as the exception SQLAlchemy would raise, so callers
@@ -138,7 +141,7 @@ class BulkStatement:
 
     def _run(self, conn: sa.Connection, rows: Sequence[dict[str, Any]], each: bool) -> list[int]:
         params = self.params(rows)
-        with _driver_cursor(conn, self.sql) as cursor:
+        with driver_cursor(conn, self.sql) as cursor:
             if not each:
                 cursor.executemany(self.sql, params)
                 return []
@@ -238,7 +241,7 @@ class IdsStatement:
     def run(self, conn: sa.Connection, ids: Sequence[Any]) -> list[Any]:
         """Execute for ``ids`` (non-empty) in ``conn``'s transaction; the rows of a SELECT."""
         sql = self._statement(len(ids))
-        with _driver_cursor(conn, sql) as cursor:
+        with driver_cursor(conn, sql) as cursor:
             cursor.execute(sql, self._params(ids))
             if self.maker is None:
                 return []
@@ -263,6 +266,6 @@ def copy_rows(conn: sa.Connection, table: sa.Table, columns: Sequence[str],
     """
     take = itemgetter(*columns)
     sql = f"COPY {table.name} ({', '.join(columns)}) FROM STDIN"
-    with _driver_cursor(conn, sql) as cursor, cursor.copy(sql) as copy:
+    with driver_cursor(conn, sql) as cursor, cursor.copy(sql) as copy:
         for row in rows:
             copy.write_row(take(row))

@@ -16,7 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.store import tables as t
-from headwater.store.reads.listselect import ListSelect
+from headwater.store.reads.listselect import CHUNK, ListSelect
 
 __all__ = [
     "Page",
@@ -28,10 +28,6 @@ __all__ = [
     "paged",
     "split_node_key",
 ]
-
-# Bound on the parameters of one IN (...) list, well under SQLite's variable limit.
-CHUNK = 500
-
 
 @dataclass(frozen=True, slots=True)
 class Page:
@@ -149,7 +145,7 @@ def _ids(
 ) -> dict[tuple[str, str], int]:
     return {
         (namespace, name): row_id
-        for namespace, (row_id, name) in statement.rows_by_name(conn, keys, chunk=CHUNK)
+        for namespace, (row_id, name) in statement.rows_by_name(conn, keys)
     }
 
 

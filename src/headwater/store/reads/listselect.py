@@ -26,9 +26,12 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.store.bulk import RowMaker
+from headwater.store.bulk import RowMaker, driver_cursor
 
-__all__ = ["ListSelect"]
+__all__ = ["CHUNK", "ListSelect"]
+
+# Bound on the parameters of one IN (...) list, well under SQLite's variable limit.
+CHUNK = 500
 
 # How SQLAlchemy renders an expanding parameter before it knows the list.
 _EXPANDING = re.compile(r"IN \(__\[POSTCOMPILE_(\w+)\]\)")
@@ -42,6 +45,7 @@ class _Compiled:
         self.lists = set(_EXPANDING.findall(compiled.string))
         if not self.lists:
             raise ValueError("statement has no expanding list parameter")
+        self.list_order = sorted(self.lists)  # the key of the SQLite text cache
         # Lists of tuples (``tuple_(a, b).in_(...)``): their width, by name.
         self.widths = {
             name: len(compiled.binds[name].type.types)
@@ -111,10 +115,10 @@ class _Compiled:
                 else:
                     values[name] = self._scalar(name, value)
             return self.sql, values
-        lengths = tuple(len(params[name]) for name in sorted(self.lists))
+        lengths = tuple(len(params[name]) for name in self.list_order)
         sql = self._by_lengths.get(lengths)
         if sql is None:
-            sizes = dict(zip(sorted(self.lists), lengths, strict=True))
+            sizes = dict(zip(self.list_order, lengths, strict=True))
             sql = _EXPANDING.sub(
                 lambda m: self._placeholders(m.group(1), sizes[m.group(1)]), self.template
             )
@@ -155,14 +159,9 @@ class ListSelect:
         if not conn.in_transaction():
             # The statements of one answer read one snapshot, as through SQLAlchemy.
             conn.begin()
-        cursor = conn.connection.cursor()
-        try:
+        with driver_cursor(conn, sql) as cursor:
             cursor.execute(sql, args)
             raw = cursor.fetchall()
-        except dialect.loaded_dbapi.Error as exc:
-            raise sa.exc.DBAPIError.instance(sql, args, exc, dialect.loaded_dbapi.Error) from exc
-        finally:
-            cursor.close()
         return maker.rows(raw)
 
     def rows_by_name(
@@ -170,7 +169,7 @@ class ListSelect:
         conn: sa.Connection,
         keys: Iterable[tuple[str, str]],
         params: Mapping[str, Any] | None = None,
-        chunk: int = 500,
+        chunk: int = CHUNK,
     ) -> Iterator[tuple[str, Any]]:
         """(namespace, row) for (namespace, name) ``keys``: the statement's ``namespace``
         and ``names`` parameters, run once per namespace and chunk of names."""
