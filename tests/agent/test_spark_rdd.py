@@ -99,3 +99,47 @@ def test_a_save_over_data_already_pickled_names_no_python_step(
     assert [(i["namespace"], i["name"]) for i in events[3]["inputs"]] == [("file", str(tmp_path / "p"))]
     assert "already exists" in events[5]["run"]["facets"]["errorMessage"]["message"]
     assert sorted(sc.sequenceFile(str(tmp_path / "s")).collect()) == [(1, "x"), (2, "y")]
+
+
+def test_hadoop_dataset_saves_report_the_directory_their_conf_names(
+    spark: Any, lineage: Any, tmp_path: Path
+) -> None:
+    sc = spark.sparkContext
+    source = tmp_path / "words.txt"
+    source.write_text("a 1\nb 2\n")
+    pairs = sc.textFile(str(source)).map(lambda line: tuple(line.split(" ")))
+    text = {"mapreduce.job.output.key.class": "org.apache.hadoop.io.Text",
+            "mapreduce.job.output.value.class": "org.apache.hadoop.io.Text"}
+    # As PySpark's own examples call them: conf by name, the new API's directory key ...
+    pairs.saveAsNewAPIHadoopDataset(conf={
+        **text, "mapreduce.job.outputformat.class":
+            "org.apache.hadoop.mapreduce.lib.output.TextOutputFormat",
+        "mapreduce.output.fileoutputformat.outputdir": str(tmp_path / "new_api")})
+    # ... and positionally, with the old API's format and directory keys.
+    pairs.saveAsHadoopDataset({
+        **text, "mapred.output.format.class": "org.apache.hadoop.mapred.TextOutputFormat",
+        "mapred.output.dir": str(tmp_path / "old_api")})
+    # An output format that writes no files names no directory: run, not reported.
+    pairs.saveAsNewAPIHadoopDataset({
+        **text, "mapreduce.job.outputformat.class":
+            "org.apache.hadoop.mapreduce.lib.output.NullOutputFormat"})
+    with pytest.raises(Exception, match="already exists"):
+        pairs.saveAsNewAPIHadoopDataset(conf={
+            **text, "mapreduce.job.outputformat.class":
+                "org.apache.hadoop.mapreduce.lib.output.TextOutputFormat",
+            "mapreduce.output.fileoutputformat.outputdir": str(tmp_path / "new_api")})
+    events = _rdd_runs(lineage)
+    assert [e["eventType"] for e in events] == ["START", "COMPLETE", "START", "COMPLETE",
+                                                "START", "FAIL"]
+    app = lineage.agent.model.app_name
+    for event in events:
+        # The same RDD graph as saveAsHadoopFile's (PythonRDD.saveAs*).
+        assert event["job"]["name"] == f"{app}.map_partitions_python_map_partitions_hadoop"
+    assert [(i["namespace"], i["name"]) for i in events[1]["inputs"]] == [("file", str(source))]
+    assert [[(o["namespace"], o["name"]) for o in e["outputs"]] for e in events[1::2]] == [
+        [("file", str(tmp_path / "new_api"))], [("file", str(tmp_path / "old_api"))],
+        [("file", str(tmp_path / "new_api"))]]
+    assert "already exists" in events[5]["run"]["facets"]["errorMessage"]["message"]
+    for name in ("new_api", "old_api"):
+        lines = [line for p in (tmp_path / name).glob("part-*") for line in p.read_text().splitlines()]
+        assert sorted(lines) == ["a\t1", "b\t2"]

@@ -23,7 +23,11 @@ without guessing: two ``MapPartitionsRDD`` (text and pickle files) or three
 Python side hands to the JVM — the ``PythonRDD`` that pipelines the Python
 functions, or, when PySpark finds the data already pickled the way the save
 wants it, the RDD's own JVM RDD (see :func:`new_save`). The ``*Dataset`` saves
-name their output only in a Hadoop configuration and are not wrapped.
+(``saveAsHadoopDataset``, ``saveAsNewAPIHadoopDataset``) take a Hadoop
+configuration instead of a path and run the same graph; their output is the
+directory that configuration names for Hadoop's file output formats
+(:func:`conf_output_dir`), and a save whose configuration names none (an output
+format that writes to a database, say) is run untouched and not reported.
 """
 
 from __future__ import annotations
@@ -40,8 +44,10 @@ from typing import Any
 from headwater import naming
 
 __all__ = [
+    "CONF_SAVES",
     "RddSave",
     "RddSavePhase",
+    "conf_output_dir",
     "install_rdd_hooks",
     "new_save",
     "rdd_graph_name",
@@ -153,7 +159,33 @@ SAVE_LAYERS = {
     "saveAsSequenceFile": 3,
     "saveAsHadoopFile": 3,
     "saveAsNewAPIHadoopFile": 3,
+    "saveAsHadoopDataset": 3,
+    "saveAsNewAPIHadoopDataset": 3,
 }
+
+#: The saves whose first argument is a Hadoop configuration (``conf``), not a path.
+CONF_SAVES = frozenset({"saveAsHadoopDataset", "saveAsNewAPIHadoopDataset"})
+
+#: Where Hadoop's file output formats read their output directory: the
+#: mapreduce name, then the older mapred one it replaced.
+OUTPUT_DIR_KEYS = ("mapreduce.output.fileoutputformat.outputdir", "mapred.output.dir")
+
+
+def conf_output_dir(conf: Any) -> str | None:
+    """The output directory a Hadoop configuration names, or ``None``.
+
+    ``conf`` is the dict a ``*Dataset`` save is given or, since PySpark merges
+    that dict over it, the SparkContext's JVM ``Configuration``: a key found in
+    neither means an output format that is not a file one.
+    """
+    get = getattr(conf, "get", None)
+    if get is None:
+        return None
+    for key in OUTPUT_DIR_KEYS:
+        value = get(key)
+        if value is not None and str(value).strip():
+            return str(value)
+    return None
 
 
 @dataclass
@@ -234,6 +266,34 @@ def _wrap_save(method: str, original: Callable[..., Any], begin: Callable[..., A
     return save
 
 
+def _wrap_conf_save(method: str, original: Callable[..., Any], begin: Callable[..., Any],
+                    end: Callable[[Any, BaseException | None], None]) -> Callable[..., Any]:
+    """Like :func:`_wrap_save` for a save given ``conf`` (positionally or by name)."""
+    def begin_with_conf(rdd: Any, conf: Any, method: str, args: tuple[Any, ...],
+                        kwargs: dict[str, Any]) -> Any:
+        path = conf_output_dir(conf) or conf_output_dir(rdd.ctx._jsc.hadoopConfiguration())
+        if path is None:
+            logger.debug("headwater agent: %s names no output directory; not reported", method)
+            return None
+        return begin(rdd, path, method, args, kwargs)
+
+    by_path = _wrap_save(method, original, begin_with_conf, end)
+
+    @functools.wraps(original)
+    def save(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if args:
+            return by_path(self, *args, **kwargs)
+        if "conf" in kwargs:
+            # PySpark's conf saves take conf first: passed on positionally, the
+            # original still receives exactly the caller's arguments.
+            rest = dict(kwargs)
+            return by_path(self, rest.pop("conf"), **rest)
+        return original(self, **kwargs)  # no conf at all: PySpark's own error
+
+    save.__headwater_wrapped__ = True  # type: ignore[attr-defined]
+    return save
+
+
 def install_rdd_hooks(begin: Callable[..., Any], end: Callable[[Any, BaseException | None], None]) -> None:
     """Wrap PySpark's RDD saves (:data:`SAVE_LAYERS`) once per process.
 
@@ -249,7 +309,8 @@ def install_rdd_hooks(begin: Callable[..., Any], end: Callable[[Any, BaseExcepti
             original = getattr(RDD, method, None)
             if original is None or getattr(original, "__headwater_wrapped__", False):
                 continue
-            setattr(RDD, method, _wrap_save(method, original, begin, end))
+            wrap = _wrap_conf_save if method in CONF_SAVES else _wrap_save
+            setattr(RDD, method, wrap(method, original, begin, end))
 
 
 def _save_serializer(method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
