@@ -282,6 +282,48 @@ def bench_http(db_url: str, single_events: int, batches: int, workers: int) -> N
                latencies, TARGET_BATCH_EPS, cpu, cpu_seconds(pid))
 
 
+def _tune_gc_as_served() -> None:
+    """Set the collector up as ``headwater serve`` does (if this checkout does)."""
+    try:
+        from headwater.server.app import tune_gc
+    except ImportError:  # a checkout from before the server tuned its collector
+        return
+    tune_gc()
+
+
+def _lot_bodies(count: int, lot: int, tag: str) -> list[bytes]:
+    """Request bodies of ``lot`` events each: ``count`` events and one lot to warm up."""
+    events = make_events(count + lot, tag)
+    return [json.dumps(events[i : i + lot]).encode() for i in range(0, len(events), lot)]
+
+
+def _print_steps(lot: int, spent: dict[str, float], count: int) -> float:
+    """Print the thread CPU per event of each step; return their sum (us/event)."""
+    per = {step: seconds / count * 1e6 for step, seconds in spent.items()}
+    total = sum(per.values())
+    print(f"  lots of {lot:<3} (thread CPU)      " + ", ".join(
+        f"{step} {us:.0f}" for step, us in per.items())
+        + f" = {total:.0f} us/event ({1e6 / total:,.0f} events per CPU-second)")
+    return total
+
+
+def _timed_parse(body: bytes) -> tuple[list[Any], tuple[float, float, float]]:
+    """Decode, check and parse one body as the server does; the parsed events and
+    the thread CPU of each of the three steps."""
+    from headwater.server.body import decode_json
+    from headwater.server.ingest import check_event
+    from headwater.store.parsing import parse_event
+
+    clock = time.thread_time
+    t0 = clock()
+    decoded = decode_json(body)
+    t1 = clock()
+    checked = [check_event(e) for e in decoded]
+    t2 = clock()
+    parsed = [parse_event(e) for e in checked]
+    return parsed, (t1 - t0, t2 - t1, clock() - t2)
+
+
 def bench_breakdown(db_url: str, batches: int) -> None:
     """Where the CPU goes per event, without HTTP, step by step, lot by lot.
 
@@ -296,51 +338,33 @@ def bench_breakdown(db_url: str, batches: int) -> None:
     from headwater.server.ingest import check_event
     from headwater.store import Store
     from headwater.store.extract import Facts
-    from headwater.store.parsing import parse_event
 
-    try:
-        from headwater.server.app import tune_gc
-    except ImportError:  # a checkout from before the server tuned its collector
-        tune_gc = None
-    if tune_gc is not None:
-        tune_gc()
-    steps = ("decode", "validate", "hash", "facts", "transaction")
+    _tune_gc_as_served()
+    clock = time.thread_time
     for lot, count in ((16, 2_000), (BATCH_SIZE, max(batches, 4) * BATCH_SIZE)):
-        events = make_events(count + lot, f"breakdown{lot}")
-        bodies = [json.dumps(events[i : i + lot]).encode() for i in range(0, len(events), lot)]
-        del events
-        spent = dict.fromkeys(steps, 0.0)
-        clock = time.thread_time
+        bodies = _lot_bodies(count, lot, f"breakdown{lot}")
+        spent = dict.fromkeys(("decode", "validate", "hash", "facts", "transaction"), 0.0)
         store = Store.open(db_url, migrate=True)
         try:
             store.record_events([check_event(e) for e in decode_json(bodies[0])])  # warm up
             for body in bodies[1:]:
+                parsed, (decode, validate, hashing) = _timed_parse(body)
                 t0 = clock()
-                decoded = decode_json(body)
-                t1 = clock()
-                checked = [check_event(e) for e in decoded]
-                t2 = clock()
-                parsed = [parse_event(e) for e in checked]
-                t3 = clock()
                 Facts.of(parsed)
-                t4 = clock()
+                facts = clock() - t0
                 del parsed
                 again = [check_event(e) for e in decode_json(body)]
-                t5 = clock()
+                t1 = clock()
                 store.record_events(again)
-                t6 = clock()
-                spent["decode"] += t1 - t0
-                spent["validate"] += t2 - t1
-                spent["hash"] += t3 - t2
-                spent["facts"] += t4 - t3
-                spent["transaction"] += (t6 - t5) - (t3 - t2) - (t4 - t3)
+                recorded = clock() - t1
+                spent["decode"] += decode
+                spent["validate"] += validate
+                spent["hash"] += hashing
+                spent["facts"] += facts
+                spent["transaction"] += recorded - hashing - facts
         finally:
             store.close()
-        per = {step: seconds / count * 1e6 for step, seconds in spent.items()}
-        total = sum(per.values())
-        print(f"  lots of {lot:<3} (thread CPU)      " + ", ".join(
-            f"{step} {per[step]:.0f}" for step in steps)
-            + f" = {total:.0f} us/event ({1e6 / total:,.0f} events per CPU-second)")
+        _print_steps(lot, spent, count)
 
 
 def bench_floor(db_url: str, batches: int) -> None:
@@ -348,67 +372,41 @@ def bench_floor(db_url: str, batches: int) -> None:
 
     Every stored event must at least be decoded, checked, hashed (content-hash
     dedupe) and appended to the raw event log; this times exactly that, with
-    the store's own functions and the store's own ``events`` insert, in
-    ``BEGIN IMMEDIATE`` transactions of one lot each, and no other table. Set
-    against the target's CPU budget per event, it shows how much is left for
-    everything else (facts, the model's tables, derivation, HTTP).
+    the store's own functions and the store's own ``events`` rows and insert,
+    in ``BEGIN IMMEDIATE`` transactions of one lot each, and no other table.
+    Set against the target's CPU budget per event, it shows how much is left
+    for everything else (facts, the model's tables, derivation, HTTP).
     """
     from datetime import UTC, datetime
 
-    from headwater.server.body import decode_json
-    from headwater.server.ingest import check_event
     from headwater.store import Store
     from headwater.store import tables as t
-    from headwater.store.parsing import parse_event
     from headwater.store.transactions import write_transaction
-    from headwater.store.writer import Writer
+    from headwater.store.writer import Writer, event_rows
 
-    try:
-        from headwater.server.app import tune_gc
-    except ImportError:
-        tune_gc = None
-    if tune_gc is not None:
-        tune_gc()
-    steps = ("decode", "validate", "hash", "raw-log append")
+    _tune_gc_as_served()
+    clock = time.thread_time
     count = max(batches, 4) * BATCH_SIZE
-    events = make_events(count + BATCH_SIZE, "floor")
-    bodies = [json.dumps(events[i : i + BATCH_SIZE]).encode()
-              for i in range(0, len(events), BATCH_SIZE)]
-    del events
+    bodies = _lot_bodies(count, BATCH_SIZE, "floor")
+    spent = dict.fromkeys(("decode", "validate", "hash", "raw-log append"), 0.0)
     store = Store.open(db_url, migrate=True)
     writer = Writer(store.dialect)
     insert = t.events.insert()
-    spent = dict.fromkeys(steps, 0.0)
-    clock = time.thread_time
     try:
         for number, body in enumerate(bodies):
+            parsed, steps = _timed_parse(body)
             t0 = clock()
-            decoded = decode_json(body)
-            t1 = clock()
-            checked = [check_event(e) for e in decoded]
-            t2 = clock()
-            parsed = [parse_event(e) for e in checked]
-            t3 = clock()
-            received = datetime.now(UTC).replace(tzinfo=None)
-            rows = [{"event_hash": ev.event_hash, "event_time": ev.time,
-                     "event_type": ev.event_type, "kind": ev.kind, "run_uuid": ev.run_uuid,
-                     "job_namespace": ev.job[0] if ev.job else None,
-                     "job_name": ev.job[1] if ev.job else None,
-                     "payload": ev.payload, "received_at": received} for ev in parsed]
+            rows = event_rows(parsed, datetime.now(UTC).replace(tzinfo=None))
             with write_transaction(store.engine) as conn:
                 writer.bulk(conn, "events", t.events, insert, rows)
-            t4 = clock()
+            append = clock() - t0
             if number == 0:
                 continue  # warm-up
-            for step, seconds in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+            for step, seconds in zip(spent, (*steps, append), strict=True):
                 spent[step] += seconds
     finally:
         store.close()
-    per = {step: seconds / count * 1e6 for step, seconds in spent.items()}
-    total = sum(per.values())
-    print(f"  lots of {BATCH_SIZE} (thread CPU)      " + ", ".join(
-        f"{step} {per[step]:.0f}" for step in steps)
-        + f" = {total:.0f} us/event ({1e6 / total:,.0f} events per CPU-second)")
+    total = _print_steps(BATCH_SIZE, spent, count)
     cores = os.cpu_count() or 1
     budget = cores * 1e6 / TARGET_BATCH_EPS
     print(f"  the batch target ({TARGET_BATCH_EPS:,} events/s on {cores} cores) allows at most "

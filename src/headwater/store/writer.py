@@ -26,7 +26,7 @@ from headwater.store.extract import Facts
 from headwater.store.parsing import DatasetKey, ParsedEvent
 from headwater.store.merge import MergeRule, upsert_statement
 
-__all__ = ["IdCache", "Writer", "chunks"]
+__all__ = ["IdCache", "Writer", "chunks", "event_rows"]
 
 logger = logging.getLogger(__name__)
 
@@ -163,13 +163,7 @@ class Writer:
         candidates = [ev for h, ev in unique.items() if h not in existing]
         if not candidates:
             return set()
-        received = datetime.now(UTC).replace(tzinfo=None)
-        rows = [{"event_hash": ev.event_hash, "event_time": ev.time, "event_type": ev.event_type,
-                 "kind": ev.kind, "run_uuid": ev.run_uuid,
-                 "job_namespace": ev.job[0] if ev.job else None,
-                 "job_name": ev.job[1] if ev.job else None,
-                 "payload": ev.payload, "received_at": received}
-                for ev in candidates]
+        rows = event_rows(candidates, datetime.now(UTC).replace(tzinfo=None))
         if sqlite and small:
             counts = self._bulk_statement(conn, "events", t.events, self._insert_event_plain,
                                           rows).execute_each(conn, rows)
@@ -265,6 +259,16 @@ class Writer:
                     table.c.namespace_id == ns_id, table.c.name.in_(part))
                 for row in conn.execute(query):
                     cache.stage((reverse[ns_id], row.name), row.id)
+
+
+def event_rows(events: Sequence[ParsedEvent], received: datetime) -> list[dict[str, Any]]:
+    """The raw log's (``events``) rows of ``events``, received at ``received``."""
+    return [{"event_hash": ev.event_hash, "event_time": ev.time, "event_type": ev.event_type,
+             "kind": ev.kind, "run_uuid": ev.run_uuid,
+             "job_namespace": ev.job[0] if ev.job else None,
+             "job_name": ev.job[1] if ev.job else None,
+             "payload": ev.payload, "received_at": received}
+            for ev in events]
 
 
 def _with_ids(rows: dict[Any, dict[str, Any]],
