@@ -151,3 +151,85 @@ def test_capture_with_batched_hashes_equals_capture_leaf_by_leaf(spark: Any, tmp
     assert batched.facts == alone.facts
     paths = sorted(f["root_paths"][0] for f in batched.facts.values())
     assert [p.rsplit("/", 1)[1] for p in paths] == ["a", "a", "b", "b"]
+
+
+def _reported_writes(spark: Any, write: Any) -> list[tuple[Any, Any]]:
+    """Run ``write()``; return the QueryExecution and optimized plan of each action
+    Spark reported for it."""
+    from pyspark.java_gateway import ensure_callback_server_started
+
+    from headwater.agent.listener import ActionListener, LogOnce
+
+    pending: list[Any] = []
+    gateway = spark.sparkContext._gateway
+    ensure_callback_server_started(gateway)
+    listener = ActionListener(spark._jsparkSession, gateway.jvm, pending.append, LogOnce())
+    spark._jsparkSession.listenerManager().register(listener)
+    try:
+        write()
+        spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(60_000)
+    finally:
+        spark._jsparkSession.listenerManager().unregister(listener)
+    return [(item.qe, item.jplan) for item in pending]
+
+
+def test_chains_answer_as_the_calls_step_by_step(spark: Any, tmp_path: Path) -> None:
+    from headwater.agent.chains import JvmChain
+    from headwater.agent.jvm import RelationHashes, _insert_fs_facts, _write_metrics
+
+    spark.range(30).selectExpr("id", "id % 3 AS k").write.parquet(str(tmp_path / "src"))
+    src = spark.read.parquet(str(tmp_path / "src"))
+    frame = src.union(src).join(src.select("id"), "id")
+    [(qe, jplan)] = _reported_writes(spark, lambda: frame.write.mode("append").parquet(str(tmp_path / "out")))
+
+    facts = _insert_fs_facts(jplan)
+    assert facts["output_path"] == str(jplan.outputPath().toString()).rstrip("/")
+    assert facts["output_path"].endswith("/out") and facts["mode"] == "Append"
+    assert facts["query_schema"]["fields"][0]["name"] == "id"
+
+    to_string = JvmChain(("java.lang.Object", "toString", ()))
+    assert to_string(jplan.outputPath()) == str(jplan.outputPath().toString())
+
+    plan = qe.executedPlan()
+    while str(plan.nodeName()) == "AdaptiveSparkPlan" or str(plan.nodeName()).endswith("QueryStage"):
+        plan = plan.executedPlan() if str(plan.nodeName()) == "AdaptiveSparkPlan" else plan.plan()
+    metrics = plan.cmd().metrics()
+    one_by_one = {key: int(metrics.apply(key).value()) for key in ("numOutputRows", "numOutputBytes", "numFiles")}
+    assert _write_metrics(plan) == one_by_one and one_by_one["numOutputRows"] == 60
+
+    # The leaf count and the relations' hashes in one call, as leaf by leaf.
+    hashes = RelationHashes(spark._jvm)
+    count, found = hashes.of_plan(jplan)
+    leaves = jplan.collectLeaves()
+    assert count == int(leaves.size()) == 3
+    assert found == hashes(leaves) == [int(leaves.apply(i).semanticHash()) for i in range(3)]
+
+
+def test_a_chain_the_jvm_cannot_build_falls_back_and_is_not_retried(spark: Any) -> None:
+    from headwater.agent.chains import ChainUnavailable, JvmChain, chained
+
+    missing = JvmChain(("java.lang.Object", "noSuchMethod", ()))
+    target = spark._jvm.java.lang.StringBuilder("abc")
+    with pytest.raises(ChainUnavailable):
+        missing(target)
+    assert missing._unavailable
+    assert chained(missing, lambda t: str(t.toString()), target) == "abc"
+    # A chain that runs but fails inside the JVM raises as py4j does, and stays usable.
+    from py4j.protocol import Py4JJavaError
+
+    length = JvmChain(("java.lang.CharSequence", "length", ()))
+    with pytest.raises(Py4JJavaError):
+        length(spark._jvm.java.util.ArrayList())
+    assert length(target) == 3 and not length._unavailable
+
+
+def test_sql_text_comes_from_the_origin_in_one_call(spark: Any, tmp_path: Path) -> None:
+    from headwater.agent.listener import ActionListener, LogOnce
+
+    spark.range(3).createOrReplaceTempView("sql_text_src")
+    statement = f"INSERT OVERWRITE DIRECTORY '{tmp_path / 'dir'}' USING parquet SELECT id FROM sql_text_src"
+    reported = _reported_writes(spark, lambda: spark.sql(statement))
+    listener = ActionListener(spark._jsparkSession, spark._jvm, lambda item: None, LogOnce())
+    assert statement in [listener._sql_text(qe) for qe, _ in reported]
+    [(qe, _)] = _reported_writes(spark, lambda: spark.range(2).write.parquet(str(tmp_path / "plain")))
+    assert listener._sql_text(qe) is None

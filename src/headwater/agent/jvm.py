@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
+from headwater.agent.chains import ChainUnavailable, JvmChain, chained
 from headwater.agent.rdds import rdd_input_paths
 
 __all__ = [
@@ -87,12 +89,29 @@ def _query_schema(node: Any) -> dict[str, Any]:
         return {}
 
 
+_OBJECT = "java.lang.Object"
+_INSERT_FS = "org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand"
+# A file write's facts: three chains of one py4j call each, not seven calls (issue 4).
+_OUTPUT_PATH = JvmChain((_INSERT_FS, "outputPath", ()), (_OBJECT, "toString", ()))
+_MODE = JvmChain((_INSERT_FS, "mode", ()), (_OBJECT, "toString", ()))
+_INSERT_SCHEMA = JvmChain(
+    (_INSERT_FS, "query", ()),
+    ("org.apache.spark.sql.catalyst.plans.QueryPlan", "schema", ()),
+    ("org.apache.spark.sql.types.DataType", "json", ()),
+)
+
+
 def _insert_fs_facts(node: Any) -> dict[str, Any]:
-    return {
-        "output_path": str(node.outputPath().toString()),
-        "mode": str(node.mode().toString()),
-        **_query_schema(node),
+    facts = {
+        "output_path": str(chained(_OUTPUT_PATH, lambda n: n.outputPath().toString(), node)),
+        "mode": str(chained(_MODE, lambda n: n.mode().toString(), node)),
     }
+    try:
+        schema = chained(_INSERT_SCHEMA, lambda n: n.query().schema().json(), node)
+        facts["query_schema"] = json.loads(schema)
+    except Exception:
+        logger.debug("no query schema", exc_info=True)
+    return facts
 
 
 def _hive_relation_facts(node: Any) -> dict[str, Any]:
@@ -156,31 +175,43 @@ NODE_LOOKUPS: dict[str, Callable[..., dict[str, Any]]] = {
 
 
 class RelationHashes:
-    """``semanticHash()`` of all ``LogicalRelation`` leaves of a plan in three py4j calls.
+    """``semanticHash()`` of all ``LogicalRelation`` leaves of a plan in one py4j call.
 
     Asking each leaf costs two round trips (the leaf, then its hash); a plan that
     reads a DataFrame in twelve union branches asks 24 times per action (issue 4).
-    Instead the JVM filters and maps the leaves itself: ``leaves.filter(isRelation)
-    .map(semanticHash).mkString(",")``. The two functions are ``scala.Function1``
-    instances the JVM makes from method handles (``MethodHandleProxies``) — no
-    code of ours runs in the JVM, and they are built once per agent.
+    Instead the JVM maps the leaves itself. :meth:`of_plan` runs
+    ``plan.collectLeaves().map(leafHash).mkString(",")`` as one
+    :class:`~headwater.agent.chains.JvmChain`, where ``leafHash`` gives a
+    relation's ``semanticHash()`` and ``-`` for any other leaf, so the answer also
+    tells how many leaves the JVM sees; calling an instance on a leaves ``Seq``
+    runs ``leaves.filter(isRelation).map(semanticHash).mkString(",")`` (three
+    calls). The functions are ``scala.Function1`` instances the JVM makes from
+    method handles (``MethodHandleProxies``) — no code of ours runs in the JVM,
+    and they are built once per agent.
 
-    Calling an instance returns the hashes in leaf order, or ``None`` when the
-    JVM cannot do this (then callers ask each leaf, as before).
+    Both return ``None`` when the JVM cannot do this (then callers ask each leaf,
+    as before).
     """
 
     def __init__(self, jvm: Any) -> None:
         self._jvm = jvm
-        self._functions: tuple[Any, Any] | None = None
+        self._functions: tuple[Any, Any, Any] | None = None
         self._unavailable = False
+        self._chain = JvmChain(
+            ("org.apache.spark.sql.catalyst.trees.TreeNode", "collectLeaves", ()),
+            ("scala.collection.IterableOps", "map", (("scala.Function1", self._leaf_hash),)),
+            ("scala.collection.IterableOnceOps", "mkString", (("java.lang.String", ","),)),
+        )
 
-    def _build(self) -> tuple[Any, Any]:
+    def _build(self) -> tuple[Any, Any, Any]:
         jvm = self._jvm
         for_name = jvm.java.lang.Class.forName
         method_type = jvm.java.lang.invoke.MethodType.methodType
-        lookup = jvm.java.lang.invoke.MethodHandles.publicLookup()
+        handles = jvm.java.lang.invoke.MethodHandles
+        lookup = handles.publicLookup()
         as_function = jvm.java.lang.invoke.MethodHandleProxies.asInterfaceInstance
         function1 = for_name("scala.Function1")
+        java_object = for_name("java.lang.Object")
         semantic_hash = lookup.findVirtual(
             for_name("org.apache.spark.sql.catalyst.plans.QueryPlan"),
             "semanticHash",
@@ -189,17 +220,46 @@ class RelationHashes:
         is_relation = lookup.findVirtual(
             for_name("java.lang.Class"),
             "isInstance",
-            method_type(jvm.java.lang.Boolean.TYPE, for_name("java.lang.Object")),
+            method_type(jvm.java.lang.Boolean.TYPE, java_object),
         ).bindTo(for_name("org.apache.spark.sql.execution.datasources.LogicalRelation"))
-        return as_function(function1, is_relation), as_function(function1, semantic_hash)
+        # leaf -> its semanticHash() if it is a LogicalRelation, else "-"
+        to_object = method_type(java_object, java_object)
+        other = handles.constant(java_object, "-")
+        other = handles.dropArguments(other, 0, _classes(jvm, [java_object]))
+        leaf_hash = handles.guardWithTest(is_relation, semantic_hash.asType(to_object), other)
+        return (
+            as_function(function1, is_relation),
+            as_function(function1, semantic_hash),
+            as_function(function1, leaf_hash),
+        )
+
+    def _functions_built(self) -> tuple[Any, Any, Any]:
+        if self._functions is None:
+            self._functions = self._build()
+        return self._functions
+
+    def _leaf_hash(self, jvm: Any) -> Any:
+        return self._functions_built()[2]
+
+    def of_plan(self, plan: Any) -> tuple[int, list[int]] | None:
+        """``(number of leaves, hashes of its LogicalRelation leaves in leaf order)``."""
+        if self._unavailable:
+            return None
+        try:
+            parts = str(self._chain(plan)).split(",")
+        except ChainUnavailable:
+            self._unavailable = True
+            return None
+        except Exception:
+            logger.debug("relation hashes of a plan failed", exc_info=True)
+            return None
+        return len(parts), [int(part) for part in parts if part != "-"]
 
     def __call__(self, leaves: Any) -> list[int] | None:
         if self._unavailable:
             return None
         try:
-            if self._functions is None:
-                self._functions = self._build()
-            is_relation, semantic_hash = self._functions
+            is_relation, semantic_hash, _ = self._functions_built()
             text = str(leaves.filter(is_relation).map(semantic_hash).mkString(","))
             return [int(part) for part in text.split(",")] if text else []
         except Exception:
@@ -207,6 +267,13 @@ class RelationHashes:
             logger.debug("relation hashes in one call are not available", exc_info=True)
             self._unavailable = True
             return None
+
+
+def _classes(jvm: Any, classes: list[Any]) -> Any:
+    array = jvm.java.lang.reflect.Array.newInstance(jvm.java.lang.Class.forName("java.lang.Class"), len(classes))
+    for index, cls in enumerate(classes):
+        array[index] = cls
+    return array
 
 
 def executed_plan_facts(qe: Any) -> dict[str, Any]:
@@ -235,13 +302,40 @@ def executed_plan_facts(qe: Any) -> dict[str, Any]:
         name = str(plan.nodeName())
     # DataWritingCommandExec names itself "Execute <command>" (so does the
     # ExecutedCommandExec of other commands, which has no write metrics).
-    if name.startswith("Execute ") and str(plan.getClass().getName()).endswith("DataWritingCommandExec"):
-        metrics = plan.cmd().metrics()
-        for key in ("numOutputRows", "numOutputBytes", "numFiles"):
-            try:
-                facts[key] = int(metrics.apply(key).value())
-            except Exception:  # a command without that metric
-                logger.debug("no %s metric", key, exc_info=True)
+    if name.startswith("Execute ") and str(
+        chained(_CLASS_NAME, lambda p: p.getClass().getName(), plan)
+    ).endswith("DataWritingCommandExec"):
+        facts.update(_write_metrics(plan))
+    return facts
+
+
+_CLASS_NAME = JvmChain((_OBJECT, "getClass", ()), ("java.lang.Class", "getName", ()))
+_WRITE_METRICS_TEXT = JvmChain(
+    ("org.apache.spark.sql.execution.command.DataWritingCommandExec", "cmd", ()),
+    ("org.apache.spark.sql.execution.command.DataWritingCommand", "metrics", ()),
+    (_OBJECT, "toString", ()),
+)
+#: One entry of a metrics map's text: ``numFiles -> SQLMetric(id: 1, name: Some(...), value: 2)``.
+_METRIC_TEXT = re.compile(r"(\w+) -> SQLMetric\(id: -?\d+, name: [^\n]*?, value: (-?\d+)\)")
+_WRITE_METRICS = ("numOutputRows", "numOutputBytes", "numFiles")
+
+
+def _write_metrics(plan: Any) -> dict[str, int]:
+    """A write's metrics, read from the text of its metrics map (one py4j call, not
+    eight); asked metric by metric if that text is not as expected."""
+    try:
+        found = dict(_METRIC_TEXT.findall(str(_WRITE_METRICS_TEXT(plan))))
+    except ChainUnavailable:
+        found = {}
+    if found:
+        return {key: int(found[key]) for key in _WRITE_METRICS if key in found}
+    facts: dict[str, int] = {}
+    metrics = plan.cmd().metrics()
+    for key in _WRITE_METRICS:
+        try:
+            facts[key] = int(metrics.apply(key).value())
+        except Exception:  # a command without that metric
+            logger.debug("no %s metric", key, exc_info=True)
     return facts
 
 

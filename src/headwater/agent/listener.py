@@ -31,6 +31,7 @@ from typing import Any
 
 from headwater.agent.actions import ActionCapture, is_read_only
 from headwater.agent.capture import RelationCache, capture_plan
+from headwater.agent.chains import JvmChain, chained
 from headwater.agent.jvm import CatalogLookup, RelationHashes, executed_plan_facts
 from headwater.agent.plan import short_class
 from headwater.agent.proxies import proxy_scope
@@ -40,6 +41,14 @@ __all__ = ["ActionListener", "CAPTURE_AT_ONCE", "CaptureWorker", "LogOnce", "Pen
 
 #: Plan roots captured on the listener thread: their events read the catalog.
 CAPTURE_AT_ONCE = frozenset(DDL_COMMANDS)
+
+#: The SQL text of an action's logical plan, as the text of a Scala ``Option``.
+_SQL_TEXT = JvmChain(
+    ("org.apache.spark.sql.execution.QueryExecution", "logical", ()),
+    ("org.apache.spark.sql.catalyst.trees.TreeNode", "origin", ()),
+    ("org.apache.spark.sql.catalyst.trees.Origin", "sqlText", ()),
+    ("java.lang.Object", "toString", ()),
+)
 
 logger = logging.getLogger(__name__)
 
@@ -254,11 +263,16 @@ class ActionListener:
         return self._catalog
 
     def _sql_text(self, qe: Any) -> str | None:
-        # spark.sql() records the statement text as the logical plan's origin.
+        # spark.sql() records the statement text as the logical plan's origin: read as
+        # the text of that Option in one call ("None" or "Some(<text>)"), else step by step.
         try:
-            origin = qe.logical().origin().sqlText()
-            if origin.isDefined():
-                return str(origin.get())
+            option = str(chained(_SQL_TEXT, lambda q: q.logical().origin().sqlText().toString(), qe))
+            if option.startswith("Some(") and option.endswith(")"):
+                return option[5:-1]
+            if option != "None":
+                origin = qe.logical().origin().sqlText()
+                if origin.isDefined():
+                    return str(origin.get())
         except Exception:
             logger.debug("no SQL text", exc_info=True)
         return None
