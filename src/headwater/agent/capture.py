@@ -34,6 +34,31 @@ logger = logging.getLogger(__name__)
 #: node.key -> facts for that node (plain values only).
 JvmFacts = dict[str, dict[str, Any]]
 
+try:  # the server's JSON library, when installed beside the agent: ~2x faster here
+    from orjson import loads as _fast_loads
+except ImportError:  # pragma: no cover - the standard library does the same, slower
+    _fast_loads = None
+
+
+def _may_hold_subqueries(text: str) -> bool:
+    """Whether a plan's JSON text can hold a subquery expression (which serialises
+    its plan under a ``"plan"`` key); when not, parsing skips looking for one."""
+    return '"plan"' in text
+
+
+def _loads(text: str) -> Any:
+    """A plan's JSON text as Python values: ``json.loads``'s result, faster when it can be.
+
+    orjson gives the same values for the JSON Spark writes; what it refuses
+    (``NaN``, integers over 64 bits, lone surrogates) goes to ``json.loads`` as before.
+    """
+    if _fast_loads is not None:
+        try:
+            return _fast_loads(text)
+        except ValueError:
+            pass
+    return json.loads(text)
+
 
 class PlanCapture:
     """A plan tree plus the JVM facts for its nodes.
@@ -204,16 +229,18 @@ def capture_plan(
     (the session optimizer) that query is replaced by its optimized form, whose
     inferred filters and pruned columns are what the action really read.
     """
-    root_json = json.loads(jplan.toJSON())
-    tree = parse_plan(root_json)
+    root_text = jplan.toJSON()
+    root_json = _loads(root_text)
+    tree = parse_plan(root_json, subqueries=_may_hold_subqueries(root_text))
     raw: dict[str, Any] = {"root": root_json}
     facts: JvmFacts = {}
     cache: dict[tuple, Any] = {}
     if optimize is not None and tree.cls in CTAS_COMMANDS and "query" in tree.inner:
         try:
             query = optimize(jplan.query())
-            query_json = json.loads(query.toJSON())
-            tree.inner["query"] = parse_plan(query_json, _QUERY_PATH)
+            query_text = query.toJSON()
+            query_json = _loads(query_text)
+            tree.inner["query"] = parse_plan(query_json, _QUERY_PATH, _may_hold_subqueries(query_text))
             raw["field:query"] = query_json
             cache[_QUERY_PATH] = query
         except Exception:
@@ -276,8 +303,17 @@ def _fetch_facts(
         """The node's ``semanticHash()`` (from the batch when there is one) and its JVM
         node if that had to be fetched."""
         if not hashes:
-            seq = jvm_leaves() if relation_hashes is not None else None
-            found = relation_hashes(seq) if seq is not None and relation_hashes is not None else None
+            found = None
+            of_plan = getattr(relation_hashes, "of_plan", None)
+            if of_plan is not None:
+                # One call for the plan's leaf count and all its relations' hashes;
+                # a count that differs from the JSON's falls back as below.
+                counted = of_plan(resolve(jplan, plan_root.path, cache))
+                if counted is not None and counted[0] == leaf_count:
+                    found = counted[1]
+            if found is None:
+                seq = jvm_leaves() if relation_hashes is not None else None
+                found = relation_hashes(seq) if seq is not None and relation_hashes is not None else None
             hashes.append(found if found is not None and len(found) == len(relation_position) else None)
         batch = hashes[0]
         position = relation_position.get(node.key)
@@ -292,8 +328,9 @@ def _fetch_facts(
                 cached_path = (*node.path, ("cached", None))
                 cached = jvm_node(node, index).cacheBuilder().logicalPlan()
                 cache[cached_path] = cached
-                cached_json = json.loads(cached.toJSON())
-                inner = parse_plan(cached_json, cached_path)
+                cached_text = cached.toJSON()
+                cached_json = _loads(cached_text)
+                inner = parse_plan(cached_json, cached_path, _may_hold_subqueries(cached_text))
                 raw[inner.key] = cached_json
                 node.inner["cached"] = inner
                 next_round.append(inner)

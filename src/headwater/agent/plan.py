@@ -61,7 +61,9 @@ class Expr:
     def expr_id(self) -> int | None:
         """The ``exprId`` of an attribute or alias, else ``None``."""
         ident = self.fields.get("exprId")
-        if isinstance(ident, Mapping):
+        # Parsed JSON objects are dicts: checked as such (an ABC check costs ~4x more,
+        # and this runs for every attribute of a plan, issue 4).
+        if isinstance(ident, dict) or isinstance(ident, Mapping):
             value = ident.get("id")
             return int(value) if value is not None else None
         return None
@@ -141,18 +143,31 @@ class PlanNode:
         return self.exprs("output")
 
 
-def parse_plan(entries: Sequence[Mapping[str, Any]], path: tuple[PathStep, ...] = ()) -> PlanNode:
-    """Rebuild the tree from ``toJSON()``'s pre-order array."""
+def parse_plan(
+    entries: Sequence[Mapping[str, Any]],
+    path: tuple[PathStep, ...] = (),
+    subqueries: bool = True,
+) -> PlanNode:
+    """Rebuild the tree from ``toJSON()``'s pre-order array.
+
+    ``subqueries=False`` skips looking for subquery plans inside expressions: for a
+    caller that knows the JSON text holds no ``"plan"`` key (a subquery expression
+    serialises its plan under it), that look is wasted on every expression field.
+    """
     if not entries:
         raise ValueError("empty plan JSON")
-    node, end = _build_plan(entries, 0, path)
+    node, end = _build_plan(entries, 0, path, subqueries)
     if end != len(entries):
         raise ValueError(f"plan JSON has {len(entries) - end} trailing entries")
     return node
 
 
 def _build_plan(
-    entries: Sequence[Mapping[str, Any]], start: int, path: tuple[PathStep, ...]
+    entries: Sequence[Mapping[str, Any]],
+    start: int,
+    path: tuple[PathStep, ...],
+    subqueries: bool = True,
+    key: str | None = None,
 ) -> tuple[PlanNode, int]:
     # Iterative would be nicer, but plan depth is bounded by Spark's own recursion;
     # we keep a simple recursive descent with an explicit position.
@@ -160,30 +175,36 @@ def _build_plan(
     count = int(entry.get("num-children", 0))
     fields: dict[str, Any] = {}
     inner: dict[str, PlanNode] = {}
-    for key, value in entry.items():
-        if key in ("class", "num-children"):
+    for name, value in entry.items():
+        if name in ("class", "num-children"):
             continue
-        if key in _PLAN_FIELDS and _looks_like_plan(value):
-            inner[key] = parse_plan(value, (*path, ("field", key)))
+        if name in _PLAN_FIELDS and _looks_like_plan(value):
+            inner[name] = parse_plan(value, (*path, ("field", name)), subqueries)
             continue
-        fields[key] = value
-    subqueries: dict[int, PlanNode] = {}
-    for value in fields.values():
-        for raw in _subquery_plans(value):
-            index = len(subqueries)
-            subplan = parse_plan(raw, (*path, ("subquery", index)))
-            inner[f"subquery:{index}"] = subplan
-            subqueries[id(raw)] = subplan
+        fields[name] = value
+    found: dict[int, PlanNode] = {}
+    if subqueries:
+        for value in fields.values():
+            for raw in _subquery_plans(value):
+                index = len(found)
+                subplan = parse_plan(raw, (*path, ("subquery", index)))
+                inner[f"subquery:{index}"] = subplan
+                found[id(raw)] = subplan
     node = PlanNode(
         cls=short_class(str(entry["class"])),
         fields=fields,
         path=path,
         inner=inner,
-        _subqueries=subqueries,
+        _subqueries=found,
+        _key=key,
     )
+    # Children's keys extend this node's (the same text PlanNode.key would join).
+    prefix = f"{node.key}/" if path else ""
     position = start + 1
     for index in range(count):
-        child, position = _build_plan(entries, position, (*path, ("child", index)))
+        child, position = _build_plan(
+            entries, position, (*path, ("child", index)), subqueries, f"{prefix}child:{index}"
+        )
         node.children.append(child)
     return node, position
 
@@ -202,7 +223,7 @@ def _subquery_plans(value: Any) -> Iterator[list[Any]]:
             yield from _subquery_plans(item)
         return
     for entry in value:
-        if isinstance(entry, Mapping) and "plan" in entry and _looks_like_plan(entry["plan"]):
+        if (type(entry) is dict or isinstance(entry, Mapping)) and "plan" in entry and _looks_like_plan(entry["plan"]):
             yield entry["plan"]
 
 
