@@ -170,3 +170,32 @@ def test_every_fixture_round_trips_and_validates(title: str) -> None:
     rebuilt = PlanCapture.from_json(data["plan"])
     assert rebuilt.to_json()["plans"] == data["plan"]["plans"]
     assert events_for(title)
+
+
+def _tree_shape(node: Any) -> list[Any]:
+    return [(n.key, n.cls, sorted(n.inner), n.fields) for n in node.walk()]
+
+
+@pytest.mark.parametrize("title", sorted(p.stem for p in FIXTURES.glob("*.json")))
+def test_parsing_without_the_subquery_search_is_the_same_when_no_plan_key(title: str) -> None:
+    from headwater.agent.capture import _loads, _may_hold_subqueries
+    from headwater.agent.plan import parse_plan
+
+    for raw in json.loads((FIXTURES / f"{title}.json").read_text())["plan"]["plans"].values():
+        text = json.dumps(raw)
+        searched = parse_plan(_loads(text))
+        assert _loads(text) == json.loads(text)
+        if not _may_hold_subqueries(text):
+            assert _tree_shape(parse_plan(_loads(text), subqueries=False)) == _tree_shape(searched)
+        # Keys built while parsing are the ones joined from each node's path.
+        for node in searched.walk():
+            assert node.key == ("/".join(f"{k}:{v}" for k, v in node.path) or "root")
+
+
+def test_plan_json_that_orjson_refuses_is_read_as_json_reads_it() -> None:
+    import math
+
+    from headwater.agent.capture import _loads
+
+    assert _loads('[{"value": 1180591620717411303424}]') == [{"value": 2**70}]
+    assert math.isnan(_loads('[{"value": NaN}]')[0]["value"])
