@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Bound", "ChainUnavailable", "JvmChain", "Step", "chained"]
+__all__ = ["Bound", "ChainUnavailable", "JvmChain", "Step", "chained", "java_array"]
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +45,8 @@ def _jvm_of(target: Any) -> Any:
     return JVMView(target._gateway_client, jvm_name=DEFAULT_JVM_NAME, id=DEFAULT_JVM_ID)
 
 
-def _array(jvm: Any, element_class: str, values: list[Any]) -> Any:
+def java_array(jvm: Any, element_class: str, values: list[Any]) -> Any:
+    """A JVM array of ``element_class`` holding ``values``."""
     array = jvm.java.lang.reflect.Array.newInstance(jvm.java.lang.Class.forName(element_class), len(values))
     for index, value in enumerate(values):
         array[index] = value
@@ -62,12 +63,12 @@ def _build(jvm: Any, steps: tuple[Step, ...]) -> Any:
     )
     chain = None
     for class_name, method_name, bound in steps:
-        parameters = _array(jvm, "java.lang.Class", [for_name(cls) for cls, _ in bound])
+        parameters = java_array(jvm, "java.lang.Class", [for_name(cls) for cls, _ in bound])
         method = for_name(class_name).getMethod(method_name, parameters)
         handle = lookup.unreflect(method)
         if bound:
             values = [value(jvm) if callable(value) else value for _, value in bound]
-            handle = handles.insertArguments(handle, 1, _array(jvm, "java.lang.Object", values))
+            handle = handles.insertArguments(handle, 1, java_array(jvm, "java.lang.Object", values))
         handle = handle.asType(to_object)
         chain = handle if chain is None else handles.filterReturnValue(chain, handle)
     return jvm.java.lang.invoke.MethodHandleProxies.asInterfaceInstance(for_name("scala.Function1"), chain)

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from headwater.agent.chains import ChainUnavailable, JvmChain, chained
+from headwater.agent.chains import ChainUnavailable, JvmChain, chained, java_array
 from headwater.agent.rdds import rdd_input_paths
 
 __all__ = [
@@ -225,7 +225,7 @@ class RelationHashes:
         # leaf -> its semanticHash() if it is a LogicalRelation, else "-"
         to_object = method_type(java_object, java_object)
         other = handles.constant(java_object, "-")
-        other = handles.dropArguments(other, 0, _classes(jvm, [java_object]))
+        other = handles.dropArguments(other, 0, java_array(jvm, "java.lang.Class", [java_object]))
         leaf_hash = handles.guardWithTest(is_relation, semantic_hash.asType(to_object), other)
         return (
             as_function(function1, is_relation),
@@ -267,13 +267,6 @@ class RelationHashes:
             logger.debug("relation hashes in one call are not available", exc_info=True)
             self._unavailable = True
             return None
-
-
-def _classes(jvm: Any, classes: list[Any]) -> Any:
-    array = jvm.java.lang.reflect.Array.newInstance(jvm.java.lang.Class.forName("java.lang.Class"), len(classes))
-    for index, cls in enumerate(classes):
-        array[index] = cls
-    return array
 
 
 def executed_plan_facts(qe: Any) -> dict[str, Any]:
