@@ -59,11 +59,11 @@ def listener_side(widths: list[int]) -> None:
     import os
 
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    from pyspark.java_gateway import ensure_callback_server_started
     from pyspark.sql import SparkSession
 
-    from headwater.agent.connection import ConnectionTuner
     from headwater.agent.listener import ActionListener, LogOnce, PendingAction
+    from headwater.agent.py4j.connection import ConnectionTuner
+    from headwater.agent.py4j.handles import callback_gateway, java_context, java_session
 
     spark = (
         SparkSession.builder.master("local[2]")
@@ -73,17 +73,16 @@ def listener_side(widths: list[int]) -> None:
     )
     seconds: list[float] = []
     pending: list[PendingAction] = []
-    gateway = spark.sparkContext._gateway
-    ensure_callback_server_started(gateway)
+    gateway = callback_gateway(spark.sparkContext)
     ConnectionTuner(gateway).ensure()  # this thread captures, as the agent's worker does
     listener = ActionListener(
-        spark._jsparkSession, gateway.jvm, pending.append, LogOnce(),
+        java_session(spark), gateway.jvm, pending.append, LogOnce(),
         record_seconds=lambda wall, cpu: seconds.append(wall),
     )
-    spark._jsparkSession.listenerManager().register(listener)
+    java_session(spark).listenerManager().register(listener)
     base = Path(tempfile.mkdtemp())
     spark.range(10).write.parquet(str(base / "src"))
-    spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(60_000)
+    java_context(spark.sparkContext).sc().listenerBus().waitUntilEmpty(60_000)
     for item in pending:  # the first capture loads classes on both sides: not measured
         listener.capture_pending(item)
     print(f"{'unioned reads':>14} {'listener ms':>12} {'capture ms':>11} {'job ms':>8}")
@@ -96,7 +95,7 @@ def listener_side(widths: list[int]) -> None:
         began = time.perf_counter()
         df.write.mode("overwrite").parquet(str(base / f"out{width}"))
         job = time.perf_counter() - began
-        spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(60_000)
+        java_context(spark.sparkContext).sc().listenerBus().waitUntilEmpty(60_000)
         captured = time.perf_counter()
         for item in pending:
             listener.capture_pending(item)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from headwater.agent.proxies import proxy_scope
+from headwater.agent.py4j.proxies import proxy_scope
 
 pytestmark = pytest.mark.spark
 

@@ -1,7 +1,7 @@
 """What the agent costs, as far as it can be tested: its py4j connection and its own timings.
 
 Speed itself is measured in ``benchmarks/agent_overhead.py``; these tests check the
-mechanisms the figures rest on (issue 4).
+mechanisms the figures rest on.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from headwater.agent.connection import ConnectionTuner, set_no_delay_for_this_thread
+from headwater.agent.py4j.connection import ConnectionTuner, set_no_delay_for_this_thread
 
 pytestmark = pytest.mark.spark
 
@@ -156,25 +156,23 @@ def test_capture_with_batched_hashes_equals_capture_leaf_by_leaf(spark: Any, tmp
 def _reported_writes(spark: Any, write: Any) -> list[tuple[Any, Any]]:
     """Run ``write()``; return the QueryExecution and optimized plan of each action
     Spark reported for it."""
-    from pyspark.java_gateway import ensure_callback_server_started
-
     from headwater.agent.listener import ActionListener, LogOnce
+    from headwater.agent.py4j.handles import callback_gateway, java_context, java_session
 
     pending: list[Any] = []
-    gateway = spark.sparkContext._gateway
-    ensure_callback_server_started(gateway)
-    listener = ActionListener(spark._jsparkSession, gateway.jvm, pending.append, LogOnce())
-    spark._jsparkSession.listenerManager().register(listener)
+    gateway = callback_gateway(spark.sparkContext)
+    listener = ActionListener(java_session(spark), gateway.jvm, pending.append, LogOnce())
+    java_session(spark).listenerManager().register(listener)
     try:
         write()
-        spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(60_000)
+        java_context(spark.sparkContext).sc().listenerBus().waitUntilEmpty(60_000)
     finally:
-        spark._jsparkSession.listenerManager().unregister(listener)
+        java_session(spark).listenerManager().unregister(listener)
     return [(item.qe, item.jplan) for item in pending]
 
 
 def test_chains_answer_as_the_calls_step_by_step(spark: Any, tmp_path: Path) -> None:
-    from headwater.agent.chains import JvmChain
+    from headwater.agent.py4j.chains import JvmChain
     from headwater.agent.jvm import RelationHashes, _insert_fs_facts, _write_metrics
 
     spark.range(30).selectExpr("id", "id % 3 AS k").write.parquet(str(tmp_path / "src"))
@@ -206,7 +204,7 @@ def test_chains_answer_as_the_calls_step_by_step(spark: Any, tmp_path: Path) -> 
 
 
 def test_a_chain_the_jvm_cannot_build_falls_back_and_is_not_retried(spark: Any) -> None:
-    from headwater.agent.chains import ChainUnavailable, JvmChain, chained
+    from headwater.agent.py4j.chains import ChainUnavailable, JvmChain, chained
 
     missing = JvmChain(("java.lang.Object", "noSuchMethod", ()))
     target = spark._jvm.java.lang.StringBuilder("abc")

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from headwater import __version__
+from headwater.agent.py4j.handles import callback_gateway, java_session
 
 __all__ = ["Agent", "attach"]
 
@@ -58,24 +59,21 @@ class Agent:
     # -- lifecycle ------------------------------------------------------------------------
 
     def _start(self, spark: Any, config: Any, emitter: Any) -> None:
-        from pyspark.java_gateway import ensure_callback_server_started
-
-        from headwater.agent.connection import ConnectionTuner
         from headwater.agent.listener import ActionListener, CaptureWorker, LogOnce
+        from headwater.agent.py4j.connection import ConnectionTuner
         from headwater.agent.run_model import RunModel
         from headwater.agent.session import session_context
 
         self.config = config
         self.emitter = emitter
-        self._jsession = spark._jsparkSession
+        self._jsession = java_session(spark)
         self._log_once = LogOnce()
         self._context = session_context(spark)
         self.model = RunModel(config, spark.sparkContext.appName, spark.version, __version__)
         self._worker = CaptureWorker(self._handle, self._log_once)
         metrics = getattr(emitter, "metrics", None)
         record = getattr(metrics, "record_capture", None)
-        gateway = spark.sparkContext._gateway
-        ensure_callback_server_started(gateway)
+        gateway = callback_gateway(spark.sparkContext)
         self._tuner = ConnectionTuner(gateway)
         threads = getattr(metrics, "threads", None)
         if isinstance(threads, dict) and self._worker.native_id is not None:
@@ -127,7 +125,7 @@ class Agent:
     def _handle(self, item: Any) -> None:
         from headwater.agent.actions import action_events, rdd_save_events
         from headwater.agent.listener import PendingAction
-        from headwater.agent.proxies import proxy_scope
+        from headwater.agent.py4j.proxies import proxy_scope
         from headwater.agent.rdds import RddSavePhase
         from headwater.agent.visitors import VisitContext
 
@@ -139,11 +137,11 @@ class Agent:
         metrics = getattr(self.emitter, "metrics", None)
         if isinstance(item, PendingAction):
             # The worker's py4j connection gets TCP_NODELAY once: a plan's JSON then
-            # arrives without a 40 ms delayed-ACK stall (see .connection).
+            # arrives without a 40 ms delayed-ACK stall (see .py4j.connection).
             if self._tuner.ensure() and metrics is not None:
                 self._note_worker_jvm_thread(metrics)
             # The capture is the last use of the action's JVM objects: released
-            # at once rather than at Python's next full collection (see .proxies).
+            # at once rather than at Python's next full collection (see .py4j.proxies).
             with proxy_scope(item.qe, item.jplan, item.exception):
                 capture = self._listener.capture_pending(item)
                 item.qe = item.jplan = item.exception = None
@@ -244,7 +242,7 @@ def attach(
     that configuration asks for.
     """
     try:
-        key = int(spark._jsparkSession.hashCode())
+        key = int(java_session(spark).hashCode())
     except Exception as exc:
         logger.warning("headwater agent: not a usable SparkSession (%r); lineage is off", exc)
         return Agent()

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from headwater.agent.chains import ChainUnavailable, JvmChain, chained, java_array
+from headwater.agent.py4j.chains import ChainUnavailable, JvmChain, chained, java_array
 from headwater.agent.rdds import rdd_input_paths
 
 __all__ = [
@@ -91,7 +91,7 @@ def _query_schema(node: Any) -> dict[str, Any]:
 
 _OBJECT = "java.lang.Object"
 _INSERT_FS = "org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand"
-# A file write's facts: three chains of one py4j call each, not seven calls (issue 4).
+# A file write's facts: three chains of one py4j call each, not seven calls.
 _OUTPUT_PATH = JvmChain((_INSERT_FS, "outputPath", ()), (_OBJECT, "toString", ()))
 _MODE = JvmChain((_INSERT_FS, "mode", ()), (_OBJECT, "toString", ()))
 _INSERT_SCHEMA = JvmChain(
@@ -178,10 +178,10 @@ class RelationHashes:
     """``semanticHash()`` of all ``LogicalRelation`` leaves of a plan in one py4j call.
 
     Asking each leaf costs two round trips (the leaf, then its hash); a plan that
-    reads a DataFrame in twelve union branches asks 24 times per action (issue 4).
+    reads a DataFrame in twelve union branches asks 24 times per action.
     Instead the JVM maps the leaves itself. :meth:`of_plan` runs
     ``plan.collectLeaves().map(leafHash).mkString(",")`` as one
-    :class:`~headwater.agent.chains.JvmChain`, where ``leafHash`` gives a
+    :class:`~headwater.agent.py4j.chains.JvmChain`, where ``leafHash`` gives a
     relation's ``semanticHash()`` and ``-`` for any other leaf, so the answer also
     tells how many leaves the JVM sees; calling an instance on a leaves ``Seq``
     runs ``leaves.filter(isRelation).map(semanticHash).mkString(",")`` (three
@@ -189,8 +189,7 @@ class RelationHashes:
     method handles (``MethodHandleProxies``) — no code of ours runs in the JVM,
     and they are built once per agent.
 
-    Both return ``None`` when the JVM cannot do this (then callers ask each leaf,
-    as before).
+    Both return ``None`` when the JVM cannot do this; callers then ask each leaf.
     """
 
     def __init__(self, jvm: Any) -> None:
@@ -281,7 +280,7 @@ def executed_plan_facts(qe: Any) -> dict[str, Any]:
     # The job name keeps the listener's node name; write metrics live in the
     # command node, which adaptive execution wraps (AdaptiveSparkPlan -> final
     # plan -> ResultQueryStage -> ...). The walk goes by node name — one py4j
-    # call per level where a class name takes two (issue 4) — and only the node
+    # call per level where a class name takes two — and only the node
     # found is checked by class.
     for _ in range(6):
         if name == "AdaptiveSparkPlan":

@@ -31,10 +31,10 @@ from typing import Any
 
 from headwater.agent.actions import ActionCapture, is_read_only
 from headwater.agent.capture import RelationCache, capture_plan
-from headwater.agent.chains import JvmChain, chained
 from headwater.agent.jvm import CatalogLookup, RelationHashes, executed_plan_facts
 from headwater.agent.plan import short_class
-from headwater.agent.proxies import proxy_scope
+from headwater.agent.py4j.chains import JvmChain, chained
+from headwater.agent.py4j.proxies import proxy_scope
 from headwater.agent.visitors.commands import DDL_COMMANDS, table_idents
 
 __all__ = ["ActionListener", "CAPTURE_AT_ONCE", "CaptureWorker", "LogOnce", "PendingAction"]

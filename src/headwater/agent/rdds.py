@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from headwater import naming
+from headwater.agent.py4j.handles import java_context, jvm_view, save_input
 
 __all__ = [
     "CONF_SAVES",
@@ -236,10 +237,6 @@ def save_facts(save: RddSave) -> dict[str, Any]:
     return save.facts
 
 
-def _keep(_: int, rows: Any) -> Any:
-    return rows
-
-
 _install_lock = threading.Lock()
 
 
@@ -271,7 +268,7 @@ def _wrap_conf_save(method: str, original: Callable[..., Any], begin: Callable[.
     """Like :func:`_wrap_save` for a save given ``conf`` (positionally or by name)."""
     def begin_with_conf(rdd: Any, conf: Any, method: str, args: tuple[Any, ...],
                         kwargs: dict[str, Any]) -> Any:
-        path = conf_output_dir(conf) or conf_output_dir(rdd.ctx._jsc.hadoopConfiguration())
+        path = conf_output_dir(conf) or conf_output_dir(java_context(rdd.ctx).hadoopConfiguration())
         if path is None:
             logger.debug("headwater agent: %s names no output directory; not reported", method)
             return None
@@ -313,18 +310,6 @@ def install_rdd_hooks(begin: Callable[..., Any], end: Callable[[Any, BaseExcepti
             setattr(RDD, method, wrap(method, original, begin, end))
 
 
-def _save_serializer(method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """The serializer PySpark re-serialises the RDD to before a pickled save."""
-    from pyspark.serializers import AutoBatchedSerializer, BatchedSerializer, CPickleSerializer
-
-    if method == "saveAsPickleFile":
-        batch_size = args[0] if args else kwargs.get("batchSize", 10)
-        if batch_size == 0:
-            return AutoBatchedSerializer(CPickleSerializer())
-        return BatchedSerializer(CPickleSerializer(), batch_size)
-    return AutoBatchedSerializer(CPickleSerializer())  # RDD._pickled()
-
-
 def new_save(
     rdd: Any,
     path: str,
@@ -334,12 +319,7 @@ def new_save(
 ) -> RddSave:
     """An :class:`RddSave` for ``rdd.<method>(path, ...)`` (Python attributes, at most
     the RDD's own JVM RDD, which the save itself would create a moment later)."""
-    # PySpark pipelines the save's function with rdd's own Python functions into one
-    # PythonRDD over this JavaRDD; asking PySpark which one keeps us off its internals.
-    save = RddSave(path=str(path), base=None, jsc=rdd.ctx._jsc, jvm=rdd.ctx._jvm, method=method)
-    if method != "saveAsTextFile" and rdd._jrdd_deserializer == _save_serializer(method, args, kwargs or {}):
-        # RDD._reserialize adds no map: the save runs over the RDD's own JVM RDD.
-        save.base, save.python = rdd._jrdd, False
-    else:
-        save.base = rdd.mapPartitionsWithIndex(_keep)._prev_jrdd
+    jsc, jvm = java_context(rdd.ctx), jvm_view(rdd.ctx)
+    save = RddSave(path=str(path), base=None, jsc=jsc, jvm=jvm, method=method)
+    save.base, save.python = save_input(rdd, method, args, kwargs or {})
     return save

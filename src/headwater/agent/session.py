@@ -14,6 +14,8 @@ import logging
 from typing import Any
 from urllib.parse import urlsplit
 
+from headwater.agent.py4j.handles import java_context
+
 __all__ = ["metastore_namespace", "session_context"]
 
 logger = logging.getLogger(__name__)
@@ -55,7 +57,7 @@ def session_context(spark: Any) -> dict[str, Any]:
     try:
         uris = next((conf.get(key, None) for key in _METASTORE_KEYS if conf.get(key, None)), None)
         if not uris:
-            uris = spark.sparkContext._jsc.hadoopConfiguration().get("hive.metastore.uris")
+            uris = java_context(spark.sparkContext).hadoopConfiguration().get("hive.metastore.uris")
         table_namespace = metastore_namespace(str(uris) if uris else None)
     except Exception:
         logger.debug("no metastore URI", exc_info=True)

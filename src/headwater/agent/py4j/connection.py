@@ -4,9 +4,10 @@ py4j's Java side answers each call on a plain socket with Nagle's algorithm on.
 A large reply — the ~150 KB ``toJSON()`` of a 136-node plan — leaves the JVM
 in several segments; the last, short one waits until the Python side ACKs the
 previous ones, and Linux delays that ACK on an interactive connection by up to
-40 ms. Measured on the overhead benchmark's plan (issue 4): ``toJSON()`` took
-7-8 ms of JVM CPU but 45-55 ms of wall time on most calls, bimodal at +40 ms;
-with ``TCP_NODELAY`` on the Java end of the connection, 10-16 ms.
+40 ms. Measured on the overhead benchmark's plan (docs/agent-configuration.md,
+"What runs where, and what it costs the job"): ``toJSON()`` took 7-8 ms of JVM
+CPU but 45-55 ms of wall time on most calls, bimodal at +40 ms; with
+``TCP_NODELAY`` on the Java end of the connection, 10-16 ms.
 
 In py4j's pinned-thread mode (PySpark's default) every Python thread has its own
 connection, served by its own JVM thread. :class:`ConnectionTuner` finds the
@@ -15,7 +16,7 @@ this thread's local port — and sets ``TCP_NODELAY`` on it, so only the agent's
 worker thread is affected; the job's own py4j traffic is left as it is. It
 reads py4j's private ``GatewayServer.connections`` list by reflection, so
 everything here is best effort: on any failure (another py4j version, the
-older shared-connection mode) the agent works as before, only slower.
+older shared-connection mode) the agent works the same, only slower.
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ def _install() -> bool:
             from py4j import protocol
 
             original = protocol.OUTPUT_CONVERTER[protocol.REFERENCE_TYPE]
-        except Exception:  # another py4j: proxies are freed by the collector, as before
+        except Exception:  # another py4j: the cyclic collector frees the proxies
             logger.debug("py4j reference converter not found", exc_info=True)
             return False
 

@@ -6,8 +6,8 @@ A capture asks a few fixed chains on every action — an insert's output path as
 text, the executed write's metrics, the SQL text — so each is built once as a
 single ``scala.Function1`` from method handles (``MethodHandles.filterReturnValue``
 composes the getters, ``MethodHandleProxies`` makes the function): calling its
-``apply`` runs the whole chain in the JVM and returns only the end value
-(issue 4). No code of headwater's is loaded into the JVM.
+``apply`` runs the whole chain in the JVM and returns only the end value. No
+code of headwater's is loaded into the JVM.
 
 A :class:`JvmChain` is built on first use from its object's py4j connection. If
 the JVM cannot build it (another Spark or Scala version renamed a method), it
