@@ -2,7 +2,7 @@
 
 Builds the graph of ``benchmarks/synthetic.py`` at ``--scale`` (1.0 = 100k datasets,
 50k jobs, 1M runs, ~2.3M column edges), ingests it through the store's own write
-path (``Store.record_events`` in 500-event batches), then times, per database:
+path (``Store.record`` of parsed events in 500-event batches), then times, per database:
 
 - directed table lineage, depth 10, upstream of top-layer datasets and downstream
   of low-layer ones — the ``/api/v2/lineage`` computation (walk + node data),
@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import synthetic  # noqa: E402
 
+from headwater.events import parse_event  # noqa: E402
 from headwater.server.routes.graph_v2 import directed_lineage  # noqa: E402
 from headwater.store import Store  # noqa: E402
 from headwater.store import tables as t  # noqa: E402
@@ -63,7 +64,7 @@ def _ingest_part(
     count = 0
     with Store.open(url, migrate=False) as store:
         for batch in _chunks(synthetic.events(graph, part=part), 500):
-            store.record_events(batch)
+            store.record([parse_event(e) for e in batch])
             count += len(batch)
     return count
 
@@ -75,7 +76,7 @@ def ingest(
     if processes <= 1:
         count = 0
         for batch in _chunks(synthetic.events(graph), 500):
-            store.record_events(batch)
+            store.record([parse_event(e) for e in batch])
             count += len(batch)
         return count, time.perf_counter() - started
     # Concurrent writers, each with whole jobs (so no two write the same run); the

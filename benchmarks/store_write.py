@@ -22,6 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from headwater.events import parse_event  # noqa: E402
 from headwater.store import Store  # noqa: E402
 from tests.store.generate import generate  # noqa: E402
 
@@ -29,7 +30,7 @@ from tests.store.generate import generate  # noqa: E402
 def batches(store: Store, events: list[dict[str, Any]], size: int) -> tuple[float, float]:
     started, cpu = time.perf_counter(), time.process_time()
     for i in range(0, len(events), size):
-        store.record_events(events[i : i + size])
+        store.record([parse_event(e) for e in events[i : i + size]])
     return _rates(len(events), started, cpu)
 
 
@@ -45,7 +46,7 @@ def concurrent_singles(
 
     def client(share: list[dict[str, Any]]) -> None:
         for event in share:
-            store.record_events([event])
+            store.record([parse_event(event)])
 
     threads = [threading.Thread(target=client, args=(s,)) for s in shares]
     started, cpu = time.perf_counter(), time.process_time()

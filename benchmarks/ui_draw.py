@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import synthetic  # noqa: E402
 
+from headwater.events import parse_event  # noqa: E402
 from headwater.server.routes.graph_v2 import directed_lineage  # noqa: E402
 from headwater.store import Store  # noqa: E402
 from tests.server.live import running_server  # noqa: E402
@@ -67,7 +68,7 @@ def ingest(url: str, graph: synthetic.SyntheticGraph) -> Store:
     store = Store.open(url, migrate=True)
     events = synthetic.events(graph)
     while batch := list(islice(events, 500)):
-        store.record_events(batch)
+        store.record([parse_event(e) for e in batch])
     return store
 
 

@@ -9,7 +9,8 @@ of the module that calls the foreign library.
     HeadwaterError
     ├── ConfigError            a setting is missing or malformed
     ├── EventError             an OpenLineage event is invalid (carries the field)
-    ├── StoreError             the database failed or is at the wrong revision
+    ├── StoreError             the database is unavailable or at the wrong revision
+    ├── WriteRefused           the database refused what was written (not retriable)
     ├── NotFoundError          a namespace/dataset/job/run id that does not exist
     └── TransportError         an event could not be delivered
 """
@@ -23,6 +24,7 @@ __all__ = [
     "NotFoundError",
     "StoreError",
     "TransportError",
+    "WriteRefused",
 ]
 
 
@@ -43,7 +45,15 @@ class EventError(HeadwaterError):
 
 
 class StoreError(HeadwaterError):
-    """The database failed or is not at the expected revision."""
+    """The database is unavailable (retry later) or not at the expected revision."""
+
+
+class WriteRefused(HeadwaterError):
+    """The database refused a write because of what it holds; sending it again fails again."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class NotFoundError(HeadwaterError):

@@ -1,11 +1,14 @@
 """Validate events against the OpenLineage 2-0-2 spec files in ../shared/conformance.
 
 Each event is validated as a RunEvent, and every facet that names a standard
-facet schema (by its ``_schemaURL``) is validated against that schema.
+facet schema (by its ``_schemaURL``) is validated against that schema. Each
+event also goes through the server's own check (``headwater.events.parse_event``),
+so the agent never emits what headwater's server would refuse.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from functools import cache
 from pathlib import Path
@@ -13,6 +16,8 @@ from typing import Any
 
 import jsonschema
 from referencing import Registry, Resource
+
+from headwater.events import parse_event
 
 SPEC_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "conformance" / "openlineage-spec"
 
@@ -31,7 +36,12 @@ def _registry() -> tuple[Registry, dict[str, Any]]:
 
 
 def validate_event(event: dict[str, Any]) -> None:
-    """Raise ``jsonschema.ValidationError`` if ``event`` or one of its facets is invalid."""
+    """Raise if ``event`` or one of its facets is invalid, or headwater's server would refuse it.
+
+    ``jsonschema.ValidationError`` for the spec, :class:`~headwater.errors.EventError`
+    for the server's check (run on a copy: it normalises names in place).
+    """
+    parse_event(copy.deepcopy(event))
     registry, schemas = _registry()
     core = schemas["core"]
     run_event = {"$ref": core["$id"] + "#/$defs/RunEvent"}

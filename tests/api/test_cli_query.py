@@ -11,13 +11,14 @@ from headwater.cli import main
 from headwater.store import Store
 from tests.api.retail_events import events
 from tests.graph.retail import col, ds, job
+from tests.store.builders import record
 
 
 @pytest.fixture
 def loaded_db(db_url: str) -> str:
     store = Store.open(db_url, migrate=True)
     try:
-        store.record_events(events())
+        record(store, events())
     finally:
         store.close()
     return db_url

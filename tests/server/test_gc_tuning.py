@@ -1,4 +1,4 @@
-"""The app's start-up tunes the garbage collector for ingestion, once per process."""
+"""``headwater serve`` tunes the garbage collector for ingestion, once per process."""
 
 from __future__ import annotations
 
@@ -6,11 +6,7 @@ import gc
 from collections.abc import Iterator
 
 import pytest
-from fastapi.testclient import TestClient
-
-from headwater.config import Settings
-from headwater.server.app import GC_YOUNG_THRESHOLD, create_app, tune_gc
-from headwater.store import Store
+from headwater.server.run import GC_YOUNG_THRESHOLD, app_from_environment, tune_gc
 
 
 @pytest.fixture
@@ -24,9 +20,11 @@ def default_gc() -> Iterator[None]:
         gc.unfreeze()
 
 
-def test_app_start_up_raises_the_young_threshold(default_gc: None, store: Store) -> None:
-    with TestClient(create_app(Settings(), store)):
-        assert gc.get_threshold()[0] == GC_YOUNG_THRESHOLD
+def test_a_served_app_raises_the_young_threshold(
+        default_gc: None, tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HEADWATER_DB_URL", f"sqlite:///{tmp_path}/gc.db")
+    app_from_environment()
+    assert gc.get_threshold()[0] == GC_YOUNG_THRESHOLD
 
 
 def test_a_larger_threshold_chosen_by_the_embedder_is_kept(default_gc: None) -> None:

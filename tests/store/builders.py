@@ -50,3 +50,10 @@ def run_event(event_type: str | None, time: str, run_id: str, job: str = "job",
     if event_type is not None:
         event["eventType"] = event_type
     return event
+
+
+def record(store: Any, events: list[dict[str, Any]]) -> list[Any]:
+    """Parse ``events`` as the server's edge does and record them: the store's results."""
+    from headwater.events import parse_event
+
+    return store.record([parse_event(event) for event in events])

@@ -10,6 +10,7 @@ from headwater.store import Store
 from headwater.store.checkpoint import WalCheckpointer
 from headwater.store.dialects import SQLITE_AUTOCHECKPOINT_PAGES
 from tests.store.generate import generate
+from tests.store.builders import record
 
 
 def _wait_for(condition, seconds: float = 20.0) -> bool:  # noqa: ANN001 - a test helper
@@ -76,7 +77,7 @@ def test_store_checkpoints_in_the_background(tmp_path: Path) -> None:
         assert pages == SQLITE_AUTOCHECKPOINT_PAGES  # the writers' own: a backstop only
         events = generate(1_200)
         for start in range(0, len(events), 300):
-            store.record_events(events[start:start + 300])
+            record(store, events[start:start + 300])
         assert _wait_for(lambda: checkpointer.checkpoints >= 1)
         assert store.counts()["events"] == len(events)
     finally:

@@ -9,7 +9,7 @@ import sqlalchemy as sa
 
 from headwater.errors import StoreError
 from headwater.store import RecordResult, Store
-from tests.store.builders import dataset, run_event
+from tests.store.builders import dataset, record, run_event
 
 THREADS = 16
 
@@ -30,10 +30,10 @@ def test_concurrent_single_event_callers(store: Store) -> None:
         mine = []
         for n in range(10):
             run = f"00000000-0000-0000-{i:04d}-{n:012d}"
-            mine += store.record_events([run_event(
+            mine += record(store, [run_event(
                 "COMPLETE", f"2024-01-01T00:{n:02d}:00Z", run, job=f"job{i}",
                 outputs=[dataset("file", f"/out/{i}")])])
-        mine += store.record_events([same])
+        mine += record(store, [same])
         results[i] = mine
 
     _run_threads(client, THREADS)
@@ -72,13 +72,15 @@ def test_a_failing_call_does_not_fail_its_group(store: Store) -> None:
         good = run_event("START", "2024-01-01T00:00:00Z", f"00000000-0000-0000-0000-{i:012d}",
                          job=job, outputs=[dataset("file", f"/o/{i}")])
         try:
-            outcomes[i] = store.record_events([good])
+            outcomes[i] = record(store, [good])
         except StoreError as exc:
             outcomes[i] = exc
 
     _run_threads(client, 8)
-    assert isinstance(outcomes[3], StoreError)
-    assert all(isinstance(outcomes[i], list) for i in outcomes if i != 3)
+    (refused,) = outcomes[3]  # type: ignore[misc]
+    assert not refused.stored and "boom" in refused.refused
+    assert all(isinstance(outcomes[i], list) and outcomes[i][0].stored  # type: ignore[index]
+               for i in outcomes if i != 3)
     counts = store.counts()
     assert counts["events"] == 7 and counts["runs"] == 7
     # Nothing of the failed call was written, not even its dataset.
@@ -89,7 +91,8 @@ def test_a_failing_call_does_not_fail_its_group(store: Store) -> None:
 
 def test_record_after_close_is_refused(db_url: str) -> None:
     store = Store.open(db_url)
-    store.record_events([run_event("START", "2024-01-01T00:00:00Z", "a")])
+    run = "00000000-0000-0000-0000-00000000000a"
+    record(store, [run_event("START", "2024-01-01T00:00:00Z", run)])
     store.close()
     with pytest.raises(StoreError):
-        store.record_events([run_event("START", "2024-01-01T00:00:01Z", "a")])
+        record(store, [run_event("START", "2024-01-01T00:00:01Z", run)])

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from headwater.server.routes.graph_v2 import directed_lineage
 from headwater.store import Store, migrate
 from headwater.store import tables as t
-from tests.store.builders import dataset, run_event
+from tests.store.builders import dataset, record, run_event
 from tests.store.generate import generate
 
 Row = tuple[str, str, str]  # (job node id, direction, dataset node id)
@@ -86,7 +86,7 @@ def test_table_matches_current_versions_whatever_the_order(db_url: str) -> None:
     events = generate(3_000, seed=3) + _reshaping_job_events(rng)
     with Store.open(db_url) as in_order:
         for i in range(0, len(events), 500):
-            in_order.record_events(events[i : i + 500])
+            record(in_order, events[i : i + 500])
         expected = _table_rows(in_order)
         assert expected == _from_versions(in_order)
         migrate.downgrade(in_order.engine, "base")
@@ -101,7 +101,7 @@ def test_table_matches_current_versions_whatever_the_order(db_url: str) -> None:
         i = 0
         while i < len(replay):
             size = rng.choice((1, 9, 120, 500))
-            shuffled.record_events(replay[i : i + size])
+            record(shuffled, replay[i : i + size])
             i += size
         assert _table_rows(shuffled) == expected
         assert _from_versions(shuffled) == expected
@@ -112,7 +112,7 @@ def _run_id(n: int) -> str:
 
 
 def _run(store: Store, run_id: str, at: str, inputs: list[str], outputs: list[str]) -> None:
-    store.record_events([
+    record(store, [
         run_event("COMPLETE", at, run_id, "job", "ns",
                   [dataset("ns", n) for n in inputs], [dataset("ns", n) for n in outputs])
     ])
@@ -169,7 +169,7 @@ def test_rows_follow_the_latest_run_as_events_keep_arriving(db_url: str) -> None
 def test_upgrade_fills_the_table_from_existing_runs(db_url: str) -> None:
     events = generate(1_500, seed=9) + _reshaping_job_events(random.Random(8))
     with Store.open(db_url) as store:
-        store.record_events(events)
+        record(store, events)
         maintained = _table_rows(store)
         assert maintained
         migrate.downgrade(store.engine, "0002")

@@ -13,7 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.store import Store, tables as t
-from tests.store.builders import dataset, facet, run_event
+from tests.store.builders import dataset, facet, record, run_event
 
 RUNS = [f"3f5e83fa-3480-44ff-99c5-ff943904e5{i:02d}" for i in range(6)]
 
@@ -39,22 +39,22 @@ def _read(time: str, run: str, ds: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_each_facet_updates_its_column_and_leaves_the_others(store: Store) -> None:
-    store.record_events([_read("2024-01-01T00:00:00Z", RUNS[0],
+    record(store, [_read("2024-01-01T00:00:00Z", RUNS[0],
                                dataset("file", "/t", [("a", "int"), ("b", "int")]))])
     row = _dataset_row(store)
     assert (_fields(row), row.description, row.source_name) == (["a", "b"], None, "file")
     assert _field_names(store) == ["a", "b"]
 
     # Documentation alone: description changes, fields stay.
-    store.record_events([_read("2024-01-02T00:00:00Z", RUNS[1], dataset(
+    record(store, [_read("2024-01-02T00:00:00Z", RUNS[1], dataset(
         "file", "/t", documentation=facet(description="orders")))])
     row = _dataset_row(store)
     assert (_fields(row), row.description, row.source_name) == (["a", "b"], "orders", "file")
 
     # A data source alone; then a lifecycle change alone.
-    store.record_events([_read("2024-01-03T00:00:00Z", RUNS[2], dataset(
+    record(store, [_read("2024-01-03T00:00:00Z", RUNS[2], dataset(
         "file", "/t", dataSource=facet(name="lake", uri="file:///")))])
-    store.record_events([_read("2024-01-04T00:00:00Z", RUNS[3], dataset(
+    record(store, [_read("2024-01-04T00:00:00Z", RUNS[3], dataset(
         "file", "/t", lifecycleStateChange=facet(lifecycleStateChange="OVERWRITE")))])
     row = _dataset_row(store)
     assert (row.description, row.source_name, row.lifecycle_state) == (
@@ -62,7 +62,7 @@ def test_each_facet_updates_its_column_and_leaves_the_others(store: Store) -> No
     assert row.current_version_uuid is None
 
     # A new schema changes fields and their rows; the rest stays.
-    store.record_events([_read("2024-01-05T00:00:00Z", RUNS[4],
+    record(store, [_read("2024-01-05T00:00:00Z", RUNS[4],
                                dataset("file", "/t", [("c", "text")]))])
     row = _dataset_row(store)
     assert (_fields(row), row.description, row.source_name, row.lifecycle_state) == (
@@ -70,7 +70,7 @@ def test_each_facet_updates_its_column_and_leaves_the_others(store: Store) -> No
     assert _field_names(store) == ["c"]
 
     # A version alone (an output without facets) moves the current version only.
-    store.record_events([run_event("COMPLETE", "2024-01-06T00:00:00Z", RUNS[5], job="writer",
+    record(store, [run_event("COMPLETE", "2024-01-06T00:00:00Z", RUNS[5], job="writer",
                                    outputs=[{"namespace": "file", "name": "/t"}])])
     row = _dataset_row(store)
     assert row.current_version_uuid is not None
@@ -78,9 +78,9 @@ def test_each_facet_updates_its_column_and_leaves_the_others(store: Store) -> No
 
 
 def test_an_older_facet_arriving_late_changes_nothing(store: Store) -> None:
-    store.record_events([_read("2024-01-02T00:00:00Z", RUNS[0], dataset(
+    record(store, [_read("2024-01-02T00:00:00Z", RUNS[0], dataset(
         "file", "/t", [("new", "int")], documentation=facet(description="new")))])
-    store.record_events([_read("2024-01-01T00:00:00Z", RUNS[1], dataset(
+    record(store, [_read("2024-01-01T00:00:00Z", RUNS[1], dataset(
         "file", "/t", [("old", "int")], documentation=facet(description="old")))])
     row = _dataset_row(store)
     assert (_fields(row), row.description) == (["new"], "new")

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import copy
 import random
-import uuid
 
+from headwater.events import parse_event
 from headwater.store.extract import Facts
-from headwater.store.parsing import name_uuid, parse_event
 from tests.store.generate import generate
 
 
@@ -46,14 +45,3 @@ def test_merging_one_part_copies_it() -> None:
     for table, rows in merged.rows.items():
         for key, row in rows.items():
             assert row is not part.rows[table][key]
-
-
-def test_name_uuid_is_the_standard_librarys_uuid5() -> None:
-    # Version ids are stored: the fast uuid5 must agree with uuid.uuid5 exactly.
-    rng = random.Random(5)
-    for _ in range(300):
-        namespace = uuid.UUID(int=rng.getrandbits(128))
-        name = "".join(chr(rng.choice([rng.randrange(32, 127), rng.randrange(160, 0xD7FF),
-                                       rng.randrange(0x10000, 0x10FFFF)]))
-                       for _ in range(rng.randrange(0, 40)))
-        assert name_uuid(namespace.bytes, name) == str(uuid.uuid5(namespace, name))

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from headwater.store import Store
 from headwater.store import tables as t
 from headwater.store.reads.listselect import ListSelect
-from tests.store.builders import dataset, run_event
+from tests.store.builders import dataset, record, run_event
 
 _j, _r, _ns, _jv = t.jobs, t.runs, t.namespaces, t.job_versions
 
@@ -43,7 +43,7 @@ def _events() -> list[dict]:
 def store(db_url: str):
     opened = Store.open(db_url)
     try:
-        opened.record_events(_events())
+        record(opened, _events())
         yield opened
     finally:
         opened.close()

@@ -15,7 +15,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from headwater.store import Store
-from tests.store.builders import dataset, run_event
+from tests.store.builders import dataset, record, run_event
 from tests.store.dump import dump
 
 WRITERS = 3
@@ -45,7 +45,7 @@ def _write(url: str, writer: int) -> None:
     try:
         events = _events(writer)
         for i in range(0, len(events), 7):
-            store.record_events(events[i : i + 7])
+            record(store, events[i : i + 7])
     finally:
         store.close()
 
@@ -64,7 +64,7 @@ def test_processes_writing_one_store_match_one_writer(db_url: str, tmp_path: Pat
     alone = Store.open(alone_url)
     try:
         for writer in range(WRITERS):
-            alone.record_events(_events(writer))
+            record(alone, _events(writer))
         expected = dump(alone)
     finally:
         alone.close()

@@ -19,13 +19,14 @@ import pytest
 from headwater.store import Store, migrate
 from tests.store.dump import dump
 from tests.store.generate import generate
+from tests.store.builders import record
 
 EVENTS = 10_000
 
 
 def _ingest_in_order(store: Store, events: list[dict[str, Any]]) -> None:
     for i in range(0, len(events), 500):
-        results = store.record_events(events[i : i + 500])
+        results = record(store, events[i : i + 500])
         assert not any(r.duplicate for r in results)
 
 
@@ -36,7 +37,7 @@ def _ingest_shuffled(store: Store, events: list[dict[str, Any]], rng: random.Ran
     i = 0
     while i < len(replay):
         size = rng.choice((1, 7, 64, 250, 500, 731))
-        duplicates += sum(r.duplicate for r in store.record_events(replay[i : i + size]))
+        duplicates += sum(r.duplicate for r in record(store, replay[i : i + size]))
         i += size
     return duplicates
 
@@ -74,7 +75,7 @@ def test_sqlite_and_postgresql_hold_identical_contents(pg_url: str, tmp_path: Pa
     for url in (f"sqlite:///{tmp_path / 'same.db'}", pg_url):
         with Store.open(url) as store:
             for i in range(0, len(events), 250):
-                store.record_events(events[i : i + 250])
+                record(store, events[i : i + 250])
             dumps.append(dump(store))
     sqlite_dump, pg_dump = dumps
     assert sqlite_dump["runs"]

@@ -7,7 +7,6 @@ builds its own from plain arguments. Route modules live in
 
 from __future__ import annotations
 
-import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -17,40 +16,14 @@ from fastapi import FastAPI
 
 from headwater import __version__
 from headwater.config import Settings
-from headwater.server.coalesce import Coalescer
-from headwater.server.fastpath import IngestFastPath
 from headwater.server.handlers import install_handlers
 
 if TYPE_CHECKING:
     from headwater.store import Store
 
-__all__ = ["GC_YOUNG_THRESHOLD", "create_app", "open_store", "tune_gc"]
+__all__ = ["create_app", "open_store"]
 
 logger = logging.getLogger(__name__)
-
-# Container allocations between young-generation collections while the app
-# runs (the interpreter's default is 700). Decoding and storing a 500-event
-# batch creates tens of thousands of containers that live until the batch is
-# stored; at 700 the collector ran dozens of times per batch, walking and
-# promoting them, and the promoted ones made full collections of the whole
-# server heap frequent (measured: docs/server.md). Objects are still freed
-# by reference counting at once; only reference cycles wait for a collection.
-GC_YOUNG_THRESHOLD = 50_000
-
-
-def tune_gc() -> None:
-    """Set the collector up for a long-running ingesting server (once per process).
-
-    Freezes what exists at start-up (modules, routes, compiled statements:
-    never garbage) so full collections skip it, and raises the young
-    generation's threshold to :data:`GC_YOUNG_THRESHOLD`.
-    """
-    young, middle, old = gc.get_threshold()
-    if young >= GC_YOUNG_THRESHOLD:
-        return  # done already (or the embedding program chose a larger one)
-    gc.freeze()
-    gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
-
 
 def open_store(settings: Settings) -> Store:
     """Open (and migrate) the store ``settings`` name, creating a SQLite file's folder."""
@@ -76,7 +49,6 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        tune_gc()
         yield
         if owns_store:
             logger.info("closing store")
@@ -90,15 +62,11 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.store = active_store
-    # Concurrent single-event POSTs share one store call (see server/coalesce.py).
-    app.state.coalescer = Coalescer(active_store)
     # Encoded once so each authenticated write compares bytes in constant time.
     app.state.api_key_bytes = settings.api_key.encode("utf-8") if settings.api_key else None
     install_handlers(app)
     _include_routes(app)
-    # Ingestion skips FastAPI's routing and dependency solving (same handlers).
-    app.add_middleware(IngestFastPath)
-    from headwater.ui import mount_ui  # web UI (helper E): last, so every API route matches first
+    from headwater.ui import mount_ui  # the web UI last, so every API route matches first
 
     mount_ui(app)
     return app
@@ -110,7 +78,6 @@ def _include_routes(app: FastAPI) -> None:
     app.include_router(health.router)
     app.include_router(lineage.router)
 
-    # --- read API routers (helper C): add `app.include_router(...)` lines here ---
     from headwater.server.routes import (
         datasets,
         deletes,
@@ -138,4 +105,3 @@ def _include_routes(app: FastAPI) -> None:
     app.include_router(legacy_writes.router)
     app.include_router(run_writes.router)
     app.include_router(deletes.router)
-    # --- end read API routers ---

@@ -12,7 +12,8 @@ Server-only errors extend the tree in :mod:`headwater.errors`::
     HeadwaterError
     ├── EventError          400  the event is not valid OpenLineage (field = JSON path)
     ├── NotFoundError       404
-    ├── StoreError          503  the database failed; nothing was written, retry
+    ├── WriteRefused        422  the database refused the event (isolated); do not retry
+    ├── StoreError          503  the database is unavailable; retry
     └── RequestError        4xx  the request itself is unusable (status chosen by raiser)
         ├── AuthError       401  missing or wrong bearer token
         └── BodyTooLarge    413  body over ``max_body_bytes`` (before or after gzip)
@@ -28,7 +29,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from headwater.errors import EventError, HeadwaterError, NotFoundError, StoreError
+from headwater.errors import EventError, HeadwaterError, NotFoundError, StoreError, WriteRefused
 
 __all__ = [
     "AuthError",
@@ -97,7 +98,9 @@ async def headwater_error_response(request: Request, exc: Exception) -> JSONResp
         headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, AuthError) else None
         return JSONResponse(error_body(str(exc), exc.field), exc.status_code, headers=headers)
     if isinstance(exc, EventError):
-        return JSONResponse(error_body(str(exc), exc.field), 400)
+        return JSONResponse(error_body(str(exc), exc.field, retriable=False), 400)
+    if isinstance(exc, WriteRefused):
+        return JSONResponse(error_body(str(exc), exc.field, retriable=False), 422)
     if isinstance(exc, NotFoundError):
         return JSONResponse(error_body(str(exc)), 404)
     if isinstance(exc, StoreError):

@@ -1,16 +1,14 @@
-"""Validate, normalise and record OpenLineage events: the write path behind the API.
+"""The write path behind the API, ``headwater ingest`` and the demo, in one place.
 
-Used by the HTTP routes and by ``headwater ingest``/``demo`` alike, so the
-rules are the same whichever way events arrive. The store receives the events
-as the producer sent them (any extra keys kept verbatim), except for the
-normalisations the OpenLineage naming spec asks for:
-
-- ``s3a://`` and ``s3n://`` dataset namespaces become ``s3://`` (in
-  ``inputs``, ``outputs``, a DatasetEvent's ``dataset``, and the
-  ``columnLineage`` facet's input fields, so column edges join their datasets).
-
-A batch is recorded in one store call (one transaction): the valid events of a
-partly bad batch are stored, the invalid ones are reported with their index.
+Each event is parsed once (:func:`headwater.events.parse_event`: the one
+check, which also normalises names as the OpenLineage naming spec asks);
+the good ones go to the store in one :meth:`~headwater.store.Store.record`
+call (group commit, bounded lots, isolation of what the database refuses);
+everything refused goes to the quarantine (:mod:`headwater.store.quarantine`)
+with its reason. An event is refused with 400 when it is not valid
+OpenLineage and 422 when the database refused it; neither is retriable.
+Only an unavailable database raises (:class:`~headwater.errors.StoreError`,
+503, retriable).
 """
 
 from __future__ import annotations
@@ -20,25 +18,21 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from headwater.errors import EventError
-from headwater.server.validation import validate_event
+from headwater.errors import EventError, WriteRefused
+from headwater.events.parse import ParsedEvent, parse_event
 
 if TYPE_CHECKING:
     from headwater.store import RecordResult, Store
+    from headwater.store.quarantine import Refused
 
-__all__ = [
-    "BatchOutcome",
-    "FailedEvent",
-    "check_event",
-    "ingest_batch",
-    "normalise_event",
-    "normalise_namespace",
-]
+__all__ = ["BatchOutcome", "FailedEvent", "ingest_batch", "ingest_one"]
 
 logger = logging.getLogger(__name__)
 
-# OpenLineage naming: Hadoop's s3a/s3n connectors address the same objects as s3.
-_S3_ALIASES = ("s3a://", "s3n://")
+#: The status a producer gets for an event that is not valid OpenLineage.
+INVALID = 400
+#: The status for an event that parsed but that the database refused.
+REFUSED = 422
 
 
 @dataclass(frozen=True)
@@ -48,6 +42,7 @@ class FailedEvent:
     index: int
     reason: str
     field: str | None
+    status: int = INVALID
     retriable: bool = False
 
     def as_json(self) -> dict[str, Any]:
@@ -92,97 +87,58 @@ class BatchOutcome:
         }
 
 
-def normalise_namespace(namespace: str) -> str:
-    """``s3a://bucket`` and ``s3n://bucket`` -> ``s3://bucket``; others unchanged."""
-    if namespace.startswith(_S3_ALIASES):
-        return "s3://" + namespace[len("s3a://") :]
-    return namespace
-
-
-def normalise_event(event: dict[str, Any]) -> dict[str, Any]:
-    """Apply the naming normalisations in place and return ``event``.
-
-    Call only on a validated event (shapes are assumed, not re-checked).
-    """
-    for key in ("inputs", "outputs"):
-        for dataset in event.get(key) or ():
-            _normalise_dataset(dataset)
-    dataset = event.get("dataset")
-    if isinstance(dataset, dict) and "run" not in event:
-        _normalise_dataset(dataset)
-    return event
-
-
-def _normalise_dataset(dataset: dict[str, Any]) -> None:
-    dataset["namespace"] = normalise_namespace(dataset["namespace"])
-    facets = dataset.get("facets")
-    lineage = facets.get("columnLineage") if isinstance(facets, dict) else None
-    if not isinstance(lineage, dict):
-        return
-    # The facet is free-form; normalise only where it has the spec's shape.
-    fields = lineage.get("fields")
-    if isinstance(fields, dict):
-        for spec in fields.values():
-            if isinstance(spec, dict):
-                _normalise_refs(spec.get("inputFields"))
-    _normalise_refs(lineage.get("dataset"))
-
-
-def _normalise_refs(refs: Any) -> None:
-    if not isinstance(refs, list):
-        return
-    # This runs for every column-lineage reference and almost none needs changing:
-    # the alias test comes first, normalise_namespace only for those that do.
-    for ref in refs:
-        if type(ref) is dict:
-            namespace = ref.get("namespace")
-            if type(namespace) is str and namespace.startswith(_S3_ALIASES):
-                ref["namespace"] = normalise_namespace(namespace)
-
-
-def check_event(event: Any) -> dict[str, Any]:
-    """Validate then normalise one decoded event; raises :class:`EventError`."""
-    validate_event(event)
-    return normalise_event(event)
-
-
 def ingest_batch(store: Store, events: Iterable[Any]) -> BatchOutcome:
-    """Record the valid events of ``events`` in one store call; report the others.
+    """Parse each of ``events``, record the good ones, quarantine the refused ones."""
+    from headwater.store.quarantine import Refused
 
-    Raises :class:`~headwater.errors.StoreError` if the database fails, in which
-    case nothing of the batch was written.
-    """
-    good: list[tuple[int, dict[str, Any]]] = []
+    parsed: list[tuple[int, ParsedEvent]] = []
     failed: list[FailedEvent] = []
+    refused: list[Refused] = []
     received = 0
-    for index, event in enumerate(events):
+    for index, raw in enumerate(events):
         received += 1
         try:
-            good.append((index, check_event(event)))
+            parsed.append((index, parse_event(raw)))
         except EventError as exc:
-            failed.append(FailedEvent(index, str(exc), exc.field))
+            failed.append(FailedEvent(index, str(exc), exc.field, INVALID))
+            refused.append(Refused(raw, str(exc), exc.field, INVALID))
     outcome = BatchOutcome(received=received, failed=failed)
-    if good:
-        try:
-            outcome.results = store.record_events([event for _, event in good])
-        except EventError:
-            # The store refused an event our checks passed (it indexes more than
-            # we check). Rare: find which by recording them one at a time.
-            outcome.results = _record_one_by_one(store, good, failed)
-            failed.sort(key=lambda f: f.index)
-    if failed:
-        logger.info("batch of %d: %d event(s) rejected", received, len(failed))
+    if parsed:
+        results = store.record([ev for _, ev in parsed])
+        for (index, ev), result in zip(parsed, results, strict=True):
+            if result.refused is None:
+                outcome.results.append(result)
+                continue
+            failed.append(FailedEvent(index, result.refused, result.field, REFUSED))
+            refused.append(Refused(ev.event, result.refused, result.field, REFUSED))
+        failed.sort(key=lambda f: f.index)
+    if refused:
+        _quarantine(store, refused)
+        logger.info("batch of %d: %d event(s) refused", received, len(failed))
     return outcome
 
 
-def _record_one_by_one(
-    store: Store, good: list[tuple[int, dict[str, Any]]], failed: list[FailedEvent]
-) -> list[RecordResult]:
-    results: list[RecordResult] = []
-    for index, event in good:
-        try:
-            results.extend(store.record_events([event]))
-        except EventError as exc:
-            failed.append(FailedEvent(index, str(exc), exc.field))
-    return results
+def ingest_one(store: Store, raw: Any) -> RecordResult:
+    """Parse and record one event; raise :class:`EventError` / :class:`WriteRefused` if refused."""
+    from headwater.store.quarantine import Refused
 
+    try:
+        parsed = parse_event(raw)
+    except EventError as exc:
+        _quarantine(store, [Refused(raw, str(exc), exc.field, INVALID)])
+        raise
+    [result] = store.record([parsed])
+    if result.refused is not None:
+        _quarantine(store, [Refused(parsed.event, result.refused, result.field, REFUSED)])
+        raise WriteRefused(result.refused, result.field)
+    return result
+
+
+def _quarantine(store: Store, refused: list[Refused]) -> None:
+    from headwater.store import quarantine
+
+    try:
+        quarantine.keep(store.engine, refused)
+    except WriteRefused:
+        # The producer's answer stands whether or not the copy was kept.
+        logger.exception("could not quarantine %d refused event(s)", len(refused))

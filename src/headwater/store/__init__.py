@@ -2,7 +2,8 @@
 
 All SQL in headwater lives in this package (SQLAlchemy Core; dialect
 differences in ``dialects``; Alembic chain in ``migrations``). Writers call
-:meth:`Store.record_events`; read queries use the tables in ``tables`` and the
+:meth:`Store.record` with events parsed by :func:`headwater.events.parse_event`;
+read queries use the tables in ``tables`` and the
 selects in ``queries``.
 
 Tables (``tables.py`` has every column)::
@@ -23,6 +24,7 @@ Tables (``tables.py`` has every column)::
     event_subjects    node id -> events mentioning it (facet history = those events' facets)
     column_lineage    source field -> target field edges, indexed both directions
     tags, tag_assignments   tags facets on datasets, fields and jobs
+    quarantine        events the write path refused, with the reason (``quarantine.py``)
 
 Order independence (the store is a function of the *set* of events):
 
@@ -61,6 +63,6 @@ nanoseconds are truncated to microseconds).
 
 from __future__ import annotations
 
-from headwater.store.store import RecordResult, Store
+from headwater.store.store import LOT_EVENTS, RecordResult, Store
 
-__all__ = ["RecordResult", "Store"]
+__all__ = ["LOT_EVENTS", "RecordResult", "Store"]

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 
 from headwater.store import tables as t
+from headwater.store.chunking import chunks
 from headwater.store.queries import LATEST_RUN, latest_run_of_job
 
 __all__ = ["INPUT", "OUTPUT", "refresh"]
@@ -37,8 +38,6 @@ OUTPUT = "output"
 
 _IDS = sa.bindparam("ids", expanding=True)
 _io, _j = t.job_current_io, t.jobs
-# A bound IN list per statement stays well under SQLite's variable limit.
-_CHUNK = 500
 
 
 def _latest_run_rows(link: sa.Table, direction: str) -> sa.Select[tuple[int, str, int]]:
@@ -68,8 +67,6 @@ def refresh(conn: sa.Connection, job_ids: Sequence[int]) -> None:
     Called by ``store.derive`` inside the write transaction; two statements per
     500 jobs, and nothing at all for a batch that changed no job's version.
     """
-    ids = sorted(set(job_ids))
-    for start in range(0, len(ids), _CHUNK):
-        part = ids[start : start + _CHUNK]
+    for part in chunks(sorted(set(job_ids))):
         conn.execute(_DELETE, {"ids": part})
         conn.execute(_INSERT, {"ids": part})

@@ -29,22 +29,23 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
+from headwater.events.parse import parse_time
 from headwater.store import current_io, derive_sql, rules
 from headwater.store import tables as t
 from headwater.store.extract import Facts
-from headwater.store.parsing import (
+from headwater.store.keys import (
     dataset_node,
     job_node,
     name_uuid,
-    parse_time,
     run_node,
     text_or_none,
 )
 from headwater.store.merge import merge_into
+from headwater.store.chunking import chunks
 from headwater.store.queries import LATEST_RUN, latest_run_of_job
 
 if TYPE_CHECKING:
-    from headwater.store.writer import Writer
+    from headwater.store.statements import IdCache, Statements
 
 __all__ = ["after_batch"]
 
@@ -87,23 +88,23 @@ _JOBS = sa.select(_j.c.id, _j.c.current_version_uuid, _LATEST_RUN_VERSION.label(
     _j.c.id.in_(_IDS))
 _UPDATE_JOB = _j.update().where(_j.c.id == sa.bindparam("b_id"))
 
-_JOB_VERSION_NS = uuid.UUID("0b8f8f5c-3c1d-4f57-8d0e-1c5f9f3d7a21").bytes
+_JOB_VERSION_NS = uuid.UUID("0b8f8f5c-3c1d-4f57-8d0e-1c5f9f3d7a21")
 
 
-def after_batch(conn: sa.Connection, writer: Writer, facts: Facts) -> None:
-    from headwater.store.writer import chunks
-
+def after_batch(conn: sa.Connection, sql: Statements, dataset_ids: IdCache,
+                facts: Facts) -> None:
+    """Re-derive what the batch of ``facts`` may have changed (see the module doc)."""
     # Datasets grouped by which derived columns their batch may have changed.
     by_columns: dict[frozenset[str], list[int]] = {}
     for key, columns in facts.touched_datasets.items():
-        by_columns.setdefault(frozenset(columns), []).append(writer.dataset_ids.get(key))
+        by_columns.setdefault(frozenset(columns), []).append(dataset_ids.get(key))
     for columns, ids in by_columns.items():
         for part in chunks(ids):
-            _datasets(conn, writer, columns, part)
+            _datasets(conn, sql, columns, part)
     for part in chunks(facts.touched_versions):
-        _versions(conn, writer, part)
+        _versions(conn, sql, part)
     for part in chunks(facts.touched_runs):
-        _runs(conn, writer, facts, part)
+        _runs(conn, sql, facts, part)
 
 
 def _latest_facets(conn: sa.Connection, kind: str, subjects: Iterable[str],
@@ -120,34 +121,34 @@ def _get(payload: Any, *path: str) -> Any:
     return payload
 
 
-def _datasets(conn: sa.Connection, writer: Writer, columns: frozenset[str],
+def _datasets(conn: sa.Connection, sql: Statements, columns: frozenset[str],
               ids: list[int]) -> None:
     """Re-derive ``columns`` of the datasets ``ids``."""
     changed: list[tuple[int, Any]] = []
     if "fields" in columns:
-        sql = derive_sql.statements_for(writer.dialect)
-        changed = [(row.id, row.fields) for row in writer.by_ids(
-            conn, "datasets:changed-fields", sql.changed_dataset_fields, ids)]
+        derived = derive_sql.statements_for(sql.dialect)
+        changed = [(row.id, row.fields) for row in sql.by_ids(
+            conn, "datasets:changed-fields", derived.changed_dataset_fields, ids)]
         # That SELECT compared the fields already: the others need no fields update.
         changed_ids = {ds_id for ds_id, _ in changed}
-        _update_datasets(conn, writer, columns, [i for i in ids if i in changed_ids])
-        _update_datasets(conn, writer, columns - {"fields"},
+        _update_datasets(conn, sql, columns, [i for i in ids if i in changed_ids])
+        _update_datasets(conn, sql, columns - {"fields"},
                          [i for i in ids if i not in changed_ids])
     else:
-        _update_datasets(conn, writer, columns, ids)
+        _update_datasets(conn, sql, columns, ids)
     derive_sql.write_field_rows(conn, changed)
 
 
-def _update_datasets(conn: sa.Connection, writer: Writer, columns: frozenset[str],
+def _update_datasets(conn: sa.Connection, sql: Statements, columns: frozenset[str],
                      ids: list[int]) -> None:
     if columns and ids:
-        writer.by_ids(conn, f"datasets:derive:{','.join(sorted(columns))}",
-                      derive_sql.update_datasets_for(writer.dialect, columns), ids)
+        sql.by_ids(conn, f"datasets:derive:{','.join(sorted(columns))}",
+                   derive_sql.update_datasets_for(sql.dialect, columns), ids)
 
 
-def _versions(conn: sa.Connection, writer: Writer, uuids: list[str]) -> None:
-    writer.by_ids(conn, "versions:derive",
-                  derive_sql.statements_for(writer.dialect).update_versions, uuids)
+def _versions(conn: sa.Connection, sql: Statements, uuids: list[str]) -> None:
+    sql.by_ids(conn, "versions:derive",
+               derive_sql.statements_for(sql.dialect).update_versions, uuids)
 
 
 def _time_or_none(value: Any) -> Any:
@@ -161,8 +162,8 @@ _RUN_COLUMNS = ("job_version_uuid", "nominal_start_time", "nominal_end_time", "p
 _RUN_FACETS = ("nominalTime", "parent")
 
 
-def _runs(conn: sa.Connection, writer: Writer, facts: Facts, run_uuids: list[str]) -> None:
-    stored = {row.uuid: row for row in writer.by_ids(conn, "runs", _RUNS, run_uuids)}
+def _runs(conn: sa.Connection, sql: Statements, facts: Facts, run_uuids: list[str]) -> None:
+    stored = {row.uuid: row for row in sql.by_ids(conn, "runs", _RUNS, run_uuids)}
     # Nominal times and parents change only with the facets they come from:
     # read those back only for runs whose batch brought one.
     batch_facets = facts.table_rows(rules.FACETS)
@@ -171,9 +172,9 @@ def _runs(conn: sa.Connection, writer: Writer, facts: Facts, run_uuids: list[str
     facets = (_latest_facets(conn, "run", [run_node(u) for u in carried], list(_RUN_FACETS))
               if carried else {})
     locations = {row.run_uuid: text_or_none(_get(row.payload, "url"))
-                 for row in writer.by_ids(conn, "runs:locations", _LOCATIONS, run_uuids)}
+                 for row in sql.by_ids(conn, "runs:locations", _LOCATIONS, run_uuids)}
     io: dict[str, tuple[list[str], list[str]]] = {u: ([], []) for u in run_uuids}
-    for row in writer.by_ids(conn, "runs:io", _RUN_IO, run_uuids):
+    for row in sql.by_ids(conn, "runs:io", _RUN_IO, run_uuids):
         io[row.run_uuid][row.side].append(dataset_node(row.namespace, row.name))
     updates: list[dict[str, Any]] = []
     versions: dict[str, dict[str, Any]] = {}
@@ -206,23 +207,23 @@ def _runs(conn: sa.Connection, writer: Writer, facts: Facts, run_uuids: list[str
         # version (or is new) or got an earlier created_at from this batch.
         if row.job_version_uuid != version or facts.run_created(run_uuid) == row.created_at:
             jobs.add(row.job_id)
-    writer.upsert(conn, rules.JOB_VERSIONS, list(versions.values()))
+    sql.upsert(conn, rules.JOB_VERSIONS, list(versions.values()))
     if updates:
-        writer.bulk(conn, "runs:derived", t.runs, _UPDATE_RUN, updates)
+        sql.bulk(conn, "runs:derived", t.runs, _UPDATE_RUN, updates)
     if old_versions:
         # A run's shape grew, so it left its old version: drop the version if no
         # run uses it any more, else recompute its span from the runs left.
         conn.execute(_DELETE_UNUSED_VERSIONS, {"ids": list(old_versions)})
         conn.execute(_RESPAN_VERSIONS, {"ids": list(old_versions)})
     if jobs:
-        _current_job_versions(conn, writer, jobs)
+        _current_job_versions(conn, sql, jobs)
 
 
-def _current_job_versions(conn: sa.Connection, writer: Writer, job_ids: set[int]) -> None:
+def _current_job_versions(conn: sa.Connection, sql: Statements, job_ids: set[int]) -> None:
     updates = [
         {"b_id": row.id, "current_version_uuid": row.latest}
-        for row in writer.by_ids(conn, "jobs:current", _JOBS, list(job_ids))
+        for row in sql.by_ids(conn, "jobs:current", _JOBS, list(job_ids))
         if row.current_version_uuid != row.latest
     ]
-    writer.bulk(conn, "jobs:current-version", t.jobs, _UPDATE_JOB, updates)
+    sql.bulk(conn, "jobs:current-version", t.jobs, _UPDATE_JOB, updates)
     current_io.refresh(conn, [update["b_id"] for update in updates])

@@ -24,7 +24,7 @@ import sqlalchemy as sa
 
 from headwater.store import dialects
 from headwater.store import tables as t
-from headwater.store.parsing import text_or_none
+from headwater.store.keys import text_or_none
 
 __all__ = ["DerivedStatements", "statements_for", "update_datasets_for", "write_field_rows"]
 

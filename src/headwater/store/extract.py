@@ -14,18 +14,17 @@ from datetime import datetime
 from typing import Any
 
 from headwater.errors import EventError
+from headwater.events.parse import ParsedEvent
 from headwater.store import rules
 from headwater.store.merge import MergeRule, merge_into
-from headwater.store.parsing import (
+from headwater.store.keys import (
     NO_FACETS,
     DatasetKey,
-    ParsedEvent,
     dataset_key,
     dataset_node,
     dataset_version_uuid,
     facets_of,
     field_node,
-    is_map,
     job_node,
     run_node,
     text_or_none,
@@ -261,7 +260,7 @@ class Facts:
                 self.touched_versions.add(version)
         t, h = ev.time, ev.event_hash
         source = facets.get("dataSource")
-        if is_map(source) and isinstance(source.get("name"), str):
+        if isinstance(source, dict) and isinstance(source.get("name"), str):
             self.put(rules.SOURCES, source["name"], {
                 "name": source["name"], "connection_url": text_or_none(source.get("uri")),
                 "url_time": t, "url_hash": h, "created_at": t, "updated_at": t})
@@ -270,9 +269,9 @@ class Facts:
                 "name": key[0], "connection_url": key[0], "url_time": t, "url_hash": h,
                 "created_at": t, "updated_at": t})
         symlinks = facets.get("symlinks")
-        if is_map(symlinks):
-            for ident in symlinks.get("identifiers") or ():
-                if is_map(ident) and isinstance(ident.get("namespace"), str) \
+        if isinstance(symlinks, dict):
+            for ident in _items(symlinks.get("identifiers")):
+                if isinstance(ident, dict) and isinstance(ident.get("namespace"), str) \
                         and isinstance(ident.get("name"), str):
                     self.put(rules.DATASET_SYMLINKS, (key, ident["namespace"], ident["name"]), {
                         "dataset": key, "namespace": ident["namespace"], "name": ident["name"],
@@ -280,15 +279,15 @@ class Facts:
         self._column_lineage(key, facets.get("columnLineage"), ev)
         self._tags(dataset_node(*key), facets.get("tags"), ev, key)
         schema = facets.get("schema")
-        if is_map(schema):
-            for f in schema.get("fields") or ():
+        if isinstance(schema, dict):
+            for f in _items(schema.get("fields")):
                 # Most fields are plain dicts without tags: test that first.
-                if (type(f) is dict or isinstance(f, Mapping)) and f.get("tags") \
+                if isinstance(f, dict) and f.get("tags") \
                         and isinstance(f.get("name"), str):
                     self._tags(field_node(key[0], key[1], f["name"]), {"tags": f["tags"]}, ev, None)
 
     def _column_lineage(self, target: DatasetKey, facet: Any, ev: ParsedEvent) -> None:
-        if not is_map(facet):
+        if not isinstance(facet, dict):
             return
         guard = (ev.time, ev.event_hash, ev.run_uuid)
         seen_for_target = self.lineage.setdefault(target, [])
@@ -307,19 +306,19 @@ class Facts:
         edge_time, edge_hash, run_uuid = seen["guard"]
         entries: list[tuple[str, Any, Mapping[str, Any]]] = []
         fields = facet.get("fields")
-        if is_map(fields):
+        if isinstance(fields, dict):
             for target_field, spec in fields.items():
-                if is_map(spec):
-                    for source in spec.get("inputFields") or ():
+                if isinstance(spec, dict):
+                    for source in _items(spec.get("inputFields")):
                         entries.append((target_field, source, spec))
-        for source in facet.get("dataset") or ():
+        for source in _items(facet.get("dataset")):
             entries.append(("", source, NO_FACETS))
         rule = rules.COLUMN_LINEAGE
         rows = self.rows.setdefault(rule.table.name, {})
         # A facet names the same source dataset once per field: resolve each once.
         source_keys: dict[tuple[str, str], DatasetKey] = {}
         for target_field, source, spec in entries:
-            if not is_map(source):
+            if not isinstance(source, dict):
                 continue
             source_field = source.get("field")
             if not isinstance(source_field, str):
@@ -338,7 +337,8 @@ class Facts:
             # (type, subtype, description, masking) of each transformation.
             if transformations:
                 described = [(tr.get("type"), tr.get("subtype"), tr.get("description"),
-                              tr.get("masking")) for tr in transformations if is_map(tr)]
+                              tr.get("masking")) for tr in _items(transformations)
+                             if isinstance(tr, dict)]
             else:
                 # Pre-1.x facets describe the transformation on the target field.
                 described = [(spec.get("transformationType"), None,
@@ -361,13 +361,13 @@ class Facts:
                     rows[key] = row
 
     def _tags(self, subject: str, facet: Any, ev: ParsedEvent, dataset: DatasetKey | None) -> None:
-        if not is_map(facet):
+        if not isinstance(facet, dict):
             return
         t, h = ev.time, ev.event_hash
-        for tag in facet.get("tags") or ():
+        for tag in _items(facet.get("tags")):
             if isinstance(tag, str):
                 tag = {"key": tag}
-            if not is_map(tag) or not isinstance(tag.get("key"), str):
+            if not isinstance(tag, dict) or not isinstance(tag.get("key"), str):
                 continue
             target = subject
             if dataset is not None and isinstance(tag.get("field"), str):
@@ -378,3 +378,8 @@ class Facts:
                 "tag": name, "subject": target, "value": text_or_none(tag.get("value")),
                 "source": text_or_none(tag.get("source")), "tag_time": t, "tag_hash": h,
                 "created_at": t, "updated_at": t})
+
+
+def _items(value: Any) -> list[Any]:
+    """``value`` if it is a JSON array, else no items (facets are free-form)."""
+    return value if isinstance(value, list) else []

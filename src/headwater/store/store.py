@@ -1,68 +1,99 @@
 """The :class:`Store`: headwater's write path into SQLite or PostgreSQL.
 
-Concurrency: any number of threads may call :meth:`Store.record_events`.
-Callers parse their events and gather their facts, then queue them. A caller
+Callers hand :meth:`Store.record` events already checked by
+:func:`headwater.events.parse_event`; the store checks nothing again.
+
+Concurrency (group commit): any number of threads may call :meth:`record`.
+A call cuts its events into lots of at most :data:`LOT_EVENTS` and queues
+one lot at a time, gathering its facts first (outside any lock). A caller
 that finds nobody writing becomes the leader: in its own thread it writes
-everything queued so far in *one* transaction (group commit), while callers
-arriving meanwhile queue for the next leader. So 16 single-event callers cost
-about one commit, not 16, one transaction at a time is what SQLite wants,
-and no thread hand-off is paid when calls come one at a time. If a combined
-transaction fails, each queued call is retried alone so one bad call cannot
-fail its neighbours, and every call stays all-or-nothing.
+the queued lots, up to :data:`LOT_EVENTS` events per transaction, while
+callers arriving meanwhile queue for the next transaction. So 16
+single-event callers cost about one commit, and since a caller queues its
+next lot only after the previous one is committed, a 35,000-event batch
+takes turns with everyone else instead of holding the writer for minutes.
+
+Isolation: when a transaction fails because of what it writes (a value the
+database refuses, an event the fact extraction chokes on — anything but the
+database being unavailable), the store splits the events in two and writes
+each half in its own transaction, down to single events. Every good event
+is stored; each event that fails alone comes back as a
+:class:`RecordResult` with ``refused`` set. Only an unavailable database
+(connection refused, disk full, lock timeout) raises
+:class:`~headwater.errors.StoreError`; a deadlock with another writer is
+retried first.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import sqlalchemy as sa
 from sqlalchemy.exc import SQLAlchemyError
 
-from headwater.errors import HeadwaterError, StoreError
+from headwater.errors import EventError, HeadwaterError, StoreError, WriteRefused
+from headwater.events.parse import ParsedEvent
 from headwater.store import dialects
 from headwater.store import tables as t
 from headwater.store.checkpoint import WalCheckpointer
 from headwater.store.extract import Facts
-from headwater.store.parsing import ParsedEvent, parse_event
-from headwater.store.transactions import write_lock_path, write_transaction
+from headwater.store.transactions import WriteConflict, write_lock_path, write_transaction
 from headwater.store.writer import Writer
 
-__all__ = ["RecordResult", "Store"]
+__all__ = ["LOT_EVENTS", "RecordResult", "Store"]
 
 logger = logging.getLogger(__name__)
+
+#: Most events per transaction, and per lot a caller queues at a time.
+LOT_EVENTS = 500
+# A failing part of at most this many events is written one event at a time
+# instead of being split further.
+_ONE_BY_ONE = 4
+# Transactions retried after a deadlock/serialization failure before giving up.
+_CONFLICT_RETRIES = 5
+
 
 @dataclass(frozen=True)
 class RecordResult:
     """The outcome of recording one event."""
 
     event_hash: str  # sha256 of the event's canonical JSON (sorted keys, no spaces)
-    duplicate: bool  # True if this exact event was already stored (or earlier in the call)
+    duplicate: bool = False  # this exact event was already stored (or earlier in the call)
+    refused: str | None = None  # why the database refused it alone; then nothing was stored
+    field: str | None = None  # where in the event, when known
+
+    @property
+    def stored(self) -> bool:
+        return self.refused is None
 
 
 @dataclass(eq=False)
-class _Pending:
-    """One caller's batch waiting for the writer."""
+class _Lot:
+    """One caller's events waiting for the writer, with their facts gathered beforehand."""
 
-    parsed: list[ParsedEvent]
-    facts: Facts
+    events: list[ParsedEvent]
+    facts: Facts | None
+    results: list[RecordResult | None] = field(default_factory=list)
+    error: StoreError | None = None
     done: bool = False
-    results: list[RecordResult] | None = None
-    error: BaseException | None = None
+
+    def __post_init__(self) -> None:
+        self.results = [None] * len(self.events)
 
 
 class Store:
-    """headwater's database: open with :meth:`open`, write with :meth:`record_events`."""
+    """headwater's database: open with :meth:`open`, write with :meth:`record`."""
 
     def __init__(self, engine: sa.Engine) -> None:
         self.engine = engine
         self.dialect = engine.dialect.name
         self._writer = Writer(self.dialect)
         self._cond = threading.Condition()
-        self._queue: list[_Pending] = []
+        self._queue: list[_Lot] = []
         self._writing = False  # a caller is writing a group now
         self._closed = False
         self._write_lock_path = write_lock_path(engine)
@@ -115,30 +146,36 @@ class Store:
 
     # -- writing -------------------------------------------------------------------
 
-    def record_events(self, events: Sequence[Mapping[str, Any]]) -> list[RecordResult]:
-        """Store ``events`` (one transaction for the call); duplicates change nothing.
+    def record(self, events: Sequence[ParsedEvent]) -> list[RecordResult]:
+        """Store ``events``; one result per event, in order. Duplicates change nothing.
 
-        Raises :class:`~headwater.errors.EventError` for an event the store
-        cannot index (before anything is written) and
-        :class:`~headwater.errors.StoreError` when the database fails.
+        Raises :class:`~headwater.errors.StoreError` only when the database is
+        unavailable; lots committed before that stay stored (sending the call
+        again is harmless: stored events come back as duplicates).
         """
-        parsed = [parse_event(event) for event in events]
-        if not parsed:
-            return []
-        # Gathered before queueing, so the transaction (which holds the
-        # database's write lock) has less to do.
-        pending = _Pending(parsed, Facts.of(parsed))
+        results: list[RecordResult] = []
+        for start in range(0, len(events), LOT_EVENTS):
+            part = list(events[start:start + LOT_EVENTS])
+            lot = _Lot(part, _facts_or_none(part))
+            self._submit(lot)
+            if lot.error is not None:
+                raise lot.error
+            results.extend(r for r in lot.results if r is not None)
+        return results
+
+    def _submit(self, lot: _Lot) -> None:
+        """Queue ``lot`` and return once it is written, leading the writing if nobody does."""
         with self._cond:
             if self._closed:
                 raise StoreError("the store is closed")
-            self._queue.append(pending)
-            while not pending.done:
+            self._queue.append(lot)
+            while not lot.done:
                 if self._writing:
                     self._cond.wait()
                     continue
-                # Nobody is writing: this caller leads, writing everything
-                # queued so far (its own call included) in its own thread.
-                group, self._queue = self._queue, []
+                # Nobody is writing: this caller leads, writing the next group
+                # from the queue (its own lot, or lots queued before it).
+                group = self._next_group()
                 self._writing = True
                 self._cond.release()
                 try:
@@ -147,61 +184,90 @@ class Store:
                     self._cond.acquire()
                     self._writing = False
                     self._cond.notify_all()
-        if pending.error is not None:
-            raise pending.error
-        assert pending.results is not None
-        return pending.results
 
-    def _write_group(self, group: list[_Pending]) -> None:
-        try:
-            try:
-                self._write_transaction(group, prepared=True)
-            except Exception as exc:
-                if len(group) == 1:
-                    group[0].error = exc
-                    return
-                logger.warning("group commit of %d calls failed (%s); retrying each alone",
-                               len(group), exc)
-                for pending in group:
-                    try:
-                        self._write_transaction([pending], prepared=False)
-                    except Exception as single:
-                        pending.error = single
-        finally:
-            for pending in group:
-                pending.done = True
+    def _next_group(self) -> list[_Lot]:
+        """The queue's first lots, up to :data:`LOT_EVENTS` events (at least one lot)."""
+        size = 0
+        taken = 0
+        for lot in self._queue:
+            if taken and size + len(lot.events) > LOT_EVENTS:
+                break
+            size += len(lot.events)
+            taken += 1
+        group, self._queue = self._queue[:taken], self._queue[taken:]
+        return group
 
-    def _write_transaction(self, group: list[_Pending], prepared: bool) -> None:
-        """One transaction for ``group``; with ``prepared``, using the callers' facts.
-
-        A retry passes ``prepared=False``: the facts of a failed attempt may
-        have been changed while writing, so they are gathered again.
-        """
-        everything = [ev for pending in group for ev in pending.parsed]
+    def _write_group(self, group: list[_Lot]) -> None:
+        items = [(lot, i) for lot in group for i in range(len(lot.events))]
         facts = None
-        if prepared:
+        if all(lot.facts is not None for lot in group):
             # Merged before taking the write lock, like the callers' own work.
             facts = (group[0].facts if len(group) == 1
-                     else Facts.merged(pending.facts for pending in group))
+                     else Facts.merged(lot.facts for lot in group if lot.facts is not None))
         try:
-            # Several processes may write one SQLite file (serve --workers N):
-            # they take turns through the lock file (see transactions.py).
-            with write_transaction(self.engine) as conn:
-                new = self._writer.write(conn, everything, facts)
-        except BaseException:
-            self._writer.rollback()  # the id caches may hold rows that were not committed
+            self._write_isolating(items, facts)
+        except StoreError as exc:
+            for lot in group:
+                if any(r is None for r in lot.results):
+                    lot.error = exc
+        except BaseException as exc:  # a bug in isolation itself: no caller waits forever
+            logger.exception("the write path failed")
+            for lot in group:
+                if any(r is None for r in lot.results):
+                    lot.error = StoreError(f"the write path failed: {exc!r}")
+        finally:
+            for lot in group:
+                lot.done = True
+
+    def _write_isolating(self, items: list[tuple[_Lot, int]], facts: Facts | None) -> None:
+        """Write ``items``; if what they hold fails the transaction, find the culprits."""
+        events = [lot.events[i] for lot, i in items]
+        try:
+            new = self._transaction(events, facts)
+        except StoreError:
             raise
-        self._writer.commit()
-        if self._checkpointer is not None:
-            self._checkpointer.committed(len(new))
+        except Exception as exc:  # caused by what was written: isolate it
+            if len(items) == 1:
+                lot, i = items[0]
+                lot.results[i] = _refusal(lot.events[i], exc)
+                return
+            logger.info("a transaction of %d events failed (%s); isolating the cause",
+                        len(items), exc.__class__.__name__)
+            if len(items) <= _ONE_BY_ONE:
+                for item in items:
+                    self._write_isolating([item], None)
+                return
+            middle = len(items) // 2
+            self._write_isolating(items[:middle], None)
+            self._write_isolating(items[middle:], None)
+            return
         # The first occurrence of a new hash is the one that stored it.
-        for pending in group:
-            results = []
-            for ev in pending.parsed:
-                fresh = ev.event_hash in new
-                new.discard(ev.event_hash)
-                results.append(RecordResult(ev.event_hash, duplicate=not fresh))
-            pending.results = results
+        for lot, i in items:
+            ev = lot.events[i]
+            fresh = ev.event_hash in new
+            new.discard(ev.event_hash)
+            lot.results[i] = RecordResult(ev.event_hash, duplicate=not fresh)
+
+    def _transaction(self, events: list[ParsedEvent], facts: Facts | None) -> set[str]:
+        """One transaction for ``events``; the hashes it stored. Conflicts are retried."""
+        for attempt in range(_CONFLICT_RETRIES + 1):
+            try:
+                # Several processes may write one SQLite file (serve --workers N):
+                # they take turns through the lock file (see transactions.py).
+                with write_transaction(self.engine) as conn:
+                    new = self._writer.write(conn, events, facts)
+            except BaseException as exc:
+                self._writer.rollback()  # the id caches may hold rows that were not committed
+                if isinstance(exc, WriteConflict) and attempt < _CONFLICT_RETRIES:
+                    time.sleep(0.01 * (attempt + 1))
+                    facts = None  # the writer may have changed them while writing
+                    continue
+                raise
+            self._writer.commit()
+            if self._checkpointer is not None:
+                self._checkpointer.committed(len(new))
+            return new
+        raise AssertionError("unreachable")
 
     # -- reading -------------------------------------------------------------------
 
@@ -216,3 +282,23 @@ class Store:
         except SQLAlchemyError as exc:
             raise StoreError(f"database read failed: {exc}") from exc
 
+
+
+def _facts_or_none(events: list[ParsedEvent]) -> Facts | None:
+    """The facts of ``events``, or None if an event breaks their extraction (isolated later)."""
+    try:
+        return Facts.of(events)
+    except Exception:  # noqa: BLE001 - the transaction finds which event it was
+        return None
+
+
+def _refusal(ev: ParsedEvent, exc: BaseException) -> RecordResult:
+    if isinstance(exc, WriteRefused | EventError):
+        reason = str(exc)
+    else:
+        # Not a refusal the database made: a shape the fact extraction does not
+        # expect. Logged with its traceback, since it may be headwater's bug.
+        logger.warning("event %s could not be recorded", ev.event_hash, exc_info=exc)
+        reason = f"the event could not be recorded: {exc.__class__.__name__}: {exc}"
+    return RecordResult(ev.event_hash, refused=reason,
+                        field=exc.field if isinstance(exc, EventError) else None)

@@ -357,3 +357,22 @@ tag_assignments = sa.Table(
     sa.UniqueConstraint("tag_id", "subject"),
     sa.Index("ix_tag_assignments_subject", "subject"),
 )
+
+# Events the write path refused (the parser or, isolated, the database), kept
+# because most producers keep nothing of what a server rejects. One row per
+# distinct payload; a producer re-sending it bumps ``times_seen``.
+quarantine = sa.Table(
+    "quarantine",
+    metadata,
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), primary_key=True),
+    sa.Column("payload_hash", sa.String(64), nullable=False, unique=True),
+    # The value as received, as JSON text: NUL characters stay escaped (\u0000),
+    # so any refused event fits a text column on both databases.
+    sa.Column("payload", sa.Text(), nullable=False),
+    sa.Column("reason", sa.Text(), nullable=False),
+    sa.Column("field", sa.Text(), nullable=True),
+    sa.Column("status", sa.Integer(), nullable=False),  # the HTTP status the producer got
+    sa.Column("times_seen", sa.Integer(), nullable=False),
+    sa.Column("first_received_at", sa.DateTime(), nullable=False),
+    sa.Column("last_received_at", sa.DateTime(), nullable=False, index=True),
+)

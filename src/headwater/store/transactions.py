@@ -18,10 +18,13 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from sqlalchemy.exc import SQLAlchemyError
 
-from headwater.errors import StoreError
-from headwater.store import dialects
+from headwater.errors import StoreError, WriteRefused
+from headwater.store import dialects, failures
 
-__all__ = ["cross_process_lock", "now_utc", "write_lock_path", "write_transaction"]
+__all__ = [
+    "WriteConflict", "cross_process_lock", "now_utc", "translate", "write_lock_path",
+    "write_transaction",
+]
 
 
 def now_utc() -> datetime:
@@ -62,7 +65,11 @@ def cross_process_lock(path: str | None) -> Iterator[None]:
 def write_transaction(engine: sa.Engine) -> Iterator[sa.Connection]:
     """One write transaction (SQLite: BEGIN IMMEDIATE under the write lock).
 
-    Database errors become :class:`~headwater.errors.StoreError`.
+    Database errors are translated (see :mod:`headwater.store.failures`): the
+    database unavailable, or a conflict with another writer, becomes
+    :class:`~headwater.errors.StoreError` (retriable); a refusal of what was
+    written becomes :class:`~headwater.errors.WriteRefused`. Other exceptions
+    pass through unchanged.
     """
     try:
         with cross_process_lock(write_lock_path(engine)), engine.connect() as conn:
@@ -70,5 +77,18 @@ def write_transaction(engine: sa.Engine) -> Iterator[sa.Connection]:
             with conn.begin():
                 yield conn
     except SQLAlchemyError as exc:
-        first_line = str(exc).splitlines()[0]
-        raise StoreError(f"database write failed: {exc.__class__.__name__}: {first_line}") from exc
+        raise translate(exc) from exc
+
+
+class WriteConflict(StoreError):
+    """A deadlock or serialization failure with another writer: the same transaction may pass."""
+
+
+def translate(exc: SQLAlchemyError) -> StoreError | WriteRefused:
+    """The headwater error for a database error, by :mod:`~headwater.store.failures`' rules."""
+    first_line = (str(exc).splitlines() or [""])[0]
+    if failures.is_conflict(exc):
+        return WriteConflict(f"database write conflict: {first_line}")
+    if failures.is_unavailable(exc):
+        return StoreError(f"database write failed: {exc.__class__.__name__}: {first_line}")
+    return WriteRefused(f"the database refused the write: {first_line}")

@@ -13,25 +13,24 @@ The steps, each a handful of ``executemany`` statements per batch:
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.events.parse import ParsedEvent
 from headwater.store import derive, dialects, rules
-from headwater.store.bulk import BulkStatement, IdsStatement, copy_rows
 from headwater.store import tables as t
+from headwater.store.bulk import copy_rows
+from headwater.store.chunking import chunks
 from headwater.store.extract import Facts
-from headwater.store.parsing import DatasetKey, ParsedEvent
-from headwater.store.merge import MergeRule, upsert_statement
+from headwater.store.keys import DatasetKey
+from headwater.store.statements import IdCache, Statements
 
-__all__ = ["IdCache", "Writer", "chunks", "event_rows"]
+__all__ = ["Writer", "event_rows"]
 
 logger = logging.getLogger(__name__)
-
-# Bound on bound parameters per IN-list (SQLite allows 32,766 per statement).
-CHUNK = 900
 
 # Batches above this many events first ask which hashes are already stored.
 PROBE_MIN = 16
@@ -42,56 +41,17 @@ _NAMESPACE_IDS = sa.select(t.namespaces.c.id, t.namespaces.c.name)
 _TAG_IDS = sa.select(t.tags.c.id, t.tags.c.name)
 
 
-def chunks(items: Iterable[Any], size: int = CHUNK) -> Iterator[list[Any]]:
-    batch: list[Any] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
-class IdCache:
-    """Natural key -> surrogate id, with staged entries kept until commit.
-
-    Ids learnt inside a transaction are only published by :meth:`commit`, so a
-    rolled-back insert never leaves an id that does not exist.
-    """
-
-    def __init__(self) -> None:
-        self._ids: dict[Any, int] = {}
-        self._staged: dict[Any, int] = {}
-
-    def get(self, key: Any) -> int | None:
-        found = self._ids.get(key)
-        return found if found is not None else self._staged.get(key)
-
-    def stage(self, key: Any, value: int) -> None:
-        self._staged[key] = value
-
-    def commit(self) -> None:
-        self._ids.update(self._staged)
-        self._staged.clear()
-
-    def rollback(self) -> None:
-        self._staged.clear()
-
-
 class Writer:
-    """Writes batches for one database; holds statements and id caches."""
+    """Writes batches for one database; holds its statements and id caches."""
 
     def __init__(self, dialect_name: str) -> None:
         self.dialect = dialect_name
+        self.sql = Statements(dialect_name)
         self.namespace_ids = IdCache()
         self.dataset_ids = IdCache()
         self.job_ids = IdCache()
         self.tag_ids = IdCache()
         self._caches = (self.namespace_ids, self.dataset_ids, self.job_ids, self.tag_ids)
-        self._upserts: dict[str, sa.Insert] = {}
-        self._bulk: dict[tuple[str, tuple[str, ...]], BulkStatement] = {}
-        self._by_ids: dict[str, IdsStatement] = {}
         self._insert_event_plain = dialects.insert(dialect_name, t.events).on_conflict_do_nothing()
         self._insert_event = self._insert_event_plain.returning(t.events.c.event_hash)
 
@@ -102,40 +62,6 @@ class Writer:
     def rollback(self) -> None:
         for cache in self._caches:
             cache.rollback()
-
-    def upsert(self, conn: sa.Connection, rule: MergeRule, rows: Sequence[dict[str, Any]]) -> None:
-        """Upsert ``rows`` into ``rule.table`` following the rule (one executemany)."""
-        stmt = self._upserts.get(rule.table.name)
-        if stmt is None:
-            stmt = self._upserts[rule.table.name] = upsert_statement(rule, self.dialect)
-        self.bulk(conn, rule.table.name, rule.table, stmt, rows)
-
-    def by_ids(self, conn: sa.Connection, name: str, stmt: Any, ids: Sequence[Any]) -> list[Any]:
-        """Run ``stmt`` (expanding parameter ``ids``) for ``ids``; its rows if a SELECT.
-
-        ``name`` identifies the statement (compiled once per writer).
-        """
-        if not ids:
-            return []
-        runner = self._by_ids.get(name)
-        if runner is None:
-            runner = self._by_ids[name] = IdsStatement(stmt, conn.dialect)
-        return runner.run(conn, ids)
-
-    def bulk(self, conn: sa.Connection, name: str, table: sa.Table, stmt: Any,
-             rows: Sequence[dict[str, Any]]) -> None:
-        """Run ``stmt`` once per row of ``rows`` (see :mod:`headwater.store.bulk`)."""
-        if rows:
-            self._bulk_statement(conn, name, table, stmt, rows).execute(conn, rows)
-
-    def _bulk_statement(self, conn: sa.Connection, name: str, table: sa.Table,
-                        stmt: Any, rows: Sequence[dict[str, Any]]) -> BulkStatement:
-        """``stmt`` compiled for the columns of ``rows`` (cached by ``name`` and columns)."""
-        key = (name, tuple(rows[0]))
-        bulk = self._bulk.get(key)
-        if bulk is None:
-            bulk = self._bulk[key] = BulkStatement(stmt, key[1], conn.dialect, table)
-        return bulk
 
     # -- the batch -------------------------------------------------------------------
 
@@ -165,13 +91,13 @@ class Writer:
             return set()
         rows = event_rows(candidates, datetime.now(UTC).replace(tzinfo=None))
         if sqlite and small:
-            counts = self._bulk_statement(conn, "events", t.events, self._insert_event_plain,
-                                          rows).execute_each(conn, rows)
+            counts = self.sql.compiled(conn, "events", t.events, self._insert_event_plain,
+                                       rows).execute_each(conn, rows)
             inserted = {ev.event_hash for ev, count in zip(candidates, counts, strict=True)
                         if count}
         elif sqlite:
             # The probe above holds: this transaction has the write lock.
-            self.bulk(conn, "events", t.events, self._insert_event_plain, rows)
+            self.sql.bulk(conn, "events", t.events, self._insert_event_plain, rows)
             inserted = {ev.event_hash for ev in candidates}
         else:
             # RETURNING names the rows this transaction really inserted: a
@@ -184,18 +110,18 @@ class Writer:
         else:
             facts = Facts.of(new)
         self._write_facts(conn, facts)
-        derive.after_batch(conn, self, facts)
+        derive.after_batch(conn, self.sql, self.dataset_ids, facts)
         return {ev.event_hash for ev in new}
 
     def _write_facts(self, conn: sa.Connection, facts: Facts) -> None:
         namespaces = facts.table_rows(rules.NAMESPACES)
-        self.upsert(conn, rules.NAMESPACES, list(namespaces.values()))
+        self.sql.upsert(conn, rules.NAMESPACES, list(namespaces.values()))
         self._resolve(conn, self.namespace_ids, namespaces.keys(), _NAMESPACE_IDS,
                       t.namespaces.c.name)
-        self.upsert(conn, rules.SOURCES, list(facts.table_rows(rules.SOURCES).values()))
+        self.sql.upsert(conn, rules.SOURCES, list(facts.table_rows(rules.SOURCES).values()))
 
         datasets = facts.table_rows(rules.DATASETS)
-        self.upsert(conn, rules.DATASETS, [
+        self.sql.upsert(conn, rules.DATASETS, [
             {"namespace_id": self.namespace_ids.get(k[0]), "name": k[1],
              "source_name": r["source_name"],
              "created_at": r["created_at"], "updated_at": r["updated_at"]}
@@ -203,35 +129,35 @@ class Writer:
         self._resolve_named(conn, self.dataset_ids, t.datasets, datasets.keys())
 
         jobs = facts.table_rows(rules.JOBS)
-        self.upsert(conn, rules.JOBS, [
+        self.sql.upsert(conn, rules.JOBS, [
             {"namespace_id": self.namespace_ids.get(k[0]), "name": k[1],
              "created_at": r["created_at"], "updated_at": r["updated_at"]}
             for k, r in jobs.items()])
         self._resolve_named(conn, self.job_ids, t.jobs, jobs.keys())
 
         tags = facts.table_rows(rules.TAGS)
-        self.upsert(conn, rules.TAGS, list(tags.values()))
+        self.sql.upsert(conn, rules.TAGS, list(tags.values()))
         self._resolve(conn, self.tag_ids, tags.keys(), _TAG_IDS, t.tags.c.name)
 
         ds, job, tag = self.dataset_ids.get, self.job_ids.get, self.tag_ids.get
-        self.upsert(conn, rules.RUNS, _with_ids(facts.table_rows(rules.RUNS), ("job", "job_id", job)))
+        self.sql.upsert(conn, rules.RUNS, _with_ids(facts.table_rows(rules.RUNS), ("job", "job_id", job)))
         for rule in (rules.DATASET_VERSIONS, rules.RUN_INPUTS, rules.RUN_OUTPUTS,
                      rules.DATASET_SYMLINKS):
-            self.upsert(conn, rule, _with_ids(facts.table_rows(rule), ("dataset", "dataset_id", ds)))
-        self.upsert(conn, rules.COLUMN_LINEAGE, _with_ids(
+            self.sql.upsert(conn, rule, _with_ids(facts.table_rows(rule), ("dataset", "dataset_id", ds)))
+        self.sql.upsert(conn, rules.COLUMN_LINEAGE, _with_ids(
             facts.table_rows(rules.COLUMN_LINEAGE), ("target", "target_dataset_id", ds),
             ("source", "source_dataset_id", ds)))
-        self.upsert(conn, rules.TAG_ASSIGNMENTS, _with_ids(
+        self.sql.upsert(conn, rules.TAG_ASSIGNMENTS, _with_ids(
             facts.table_rows(rules.TAG_ASSIGNMENTS), ("tag", "tag_id", tag)))
-        self.upsert(conn, rules.FACETS, list(facts.table_rows(rules.FACETS).values()))
+        self.sql.upsert(conn, rules.FACETS, list(facts.table_rows(rules.FACETS).values()))
         if not facts.subjects:
             return
         if self.dialect == "postgresql":
             copy_rows(conn, t.event_subjects, ("subject", "event_time", "event_hash"),
                       facts.subjects.values())
         else:
-            self.bulk(conn, "event_subjects", t.event_subjects, t.event_subjects.insert(),
-                      list(facts.subjects.values()))
+            self.sql.bulk(conn, "event_subjects", t.event_subjects, t.event_subjects.insert(),
+                          list(facts.subjects.values()))
 
     # -- ids ---------------------------------------------------------------------------
 

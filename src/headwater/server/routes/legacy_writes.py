@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from headwater.errors import NotFoundError
 from headwater.server.deps import StoreDep, WriteAccess
 from headwater.server.handlers import RequestError
-from headwater.server.ingest import check_event
+from headwater.server.ingest import ingest_one
 from headwater.server.responses import (
     DatasetResponse,
     JobResponse,
@@ -38,8 +38,8 @@ _WRITE: dict[str, Any] = {"dependencies": [WriteAccess]}
 
 
 def record(store: Any, event: dict[str, Any]) -> None:
-    """Validate and store one event made from an API call (one transaction)."""
-    store.record_events([check_event(event)])
+    """Check and store one event made from an API call (one transaction)."""
+    ingest_one(store, event)
 
 
 @router.put(

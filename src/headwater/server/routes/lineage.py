@@ -2,8 +2,10 @@
 
 As the OpenLineage 2-0-2 HTTP spec (``OpenLineage.yml``) defines them: one
 RunEvent, DatasetEvent or JobEvent per POST, or a JSON array of them per batch.
-The batch answer reports each rejected event (``failed_events[{index, reason,
-retriable}]``) and stores the valid ones. Both accept ``Content-Encoding: gzip``.
+Both run :mod:`headwater.server.ingest` in a worker thread, where concurrent
+requests share the store's group commit. The batch answer reports each refused
+event (``failed_events[{index, reason, field, retriable}]``) and stores every
+good one. Both accept ``Content-Encoding: gzip``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from fastapi.responses import JSONResponse
 from headwater.server.body import read_json_body
 from headwater.server.deps import WriteAccess
 from headwater.server.handlers import RequestError, error_body
-from headwater.server.ingest import check_event, ingest_batch
+from headwater.server.ingest import ingest_batch, ingest_one
 from headwater.server.schemas import (
     LINEAGE_REQUEST_BODY,
     BatchResponse,
@@ -29,28 +31,28 @@ __all__ = ["router"]
 
 router = APIRouter(prefix="/api/v1", tags=["lineage"])
 
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorResponse} for code in (400, 401, 413, 415, 503)
-}
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    return {code: {"model": ErrorResponse} for code in codes}
 
 
 @router.post(
     "/lineage",
     dependencies=[WriteAccess],
     response_model=IngestResponse,
-    responses=_ERRORS,
+    responses=_errors(400, 401, 413, 415, 422, 503),
     openapi_extra=LINEAGE_REQUEST_BODY,
     summary="Record one OpenLineage event",
 )
 async def post_lineage(request: Request) -> JSONResponse:
+    """400: not valid OpenLineage; 422: the database refused it; 503: database unavailable."""
     payload = await read_json_body(request, request.app.state.settings.max_body_bytes)
     if isinstance(payload, list):
         raise RequestError(
             "expected one event (a JSON object); POST arrays to /api/v1/lineage/batch",
             field="body",
         )
-    event = check_event(payload)
-    result = await request.app.state.coalescer.record(event)
+    result = await run_in_threadpool(ingest_one, request.app.state.store, payload)
     return JSONResponse(
         {"status": "success", "eventHash": result.event_hash, "duplicate": result.duplicate}
     )
@@ -60,7 +62,7 @@ async def post_lineage(request: Request) -> JSONResponse:
     "/lineage/batch",
     dependencies=[WriteAccess],
     response_model=BatchResponse,
-    responses=_ERRORS,
+    responses=_errors(400, 401, 413, 415, 503),
     summary="Record a batch of OpenLineage events",
     openapi_extra={
         "requestBody": {
@@ -71,18 +73,19 @@ async def post_lineage(request: Request) -> JSONResponse:
     },
 )
 async def post_lineage_batch(request: Request) -> JSONResponse:
+    """200 with each refused event's index and reason; 400 when no event is usable."""
     payload = await read_json_body(request, request.app.state.settings.max_body_bytes)
     if not isinstance(payload, list):
         raise RequestError("expected a JSON array of events", field="body")
-    store = request.app.state.store
-    outcome = await run_in_threadpool(ingest_batch, store, payload)
+    outcome = await run_in_threadpool(ingest_batch, request.app.state.store, payload)
     body = outcome.as_json()
     if outcome.failed and not outcome.successful:
         # Nothing usable at all: a client error, with the same per-event detail.
         first = outcome.failed[0]
         field = f"[{first.index}].{first.field}" if first.field else f"[{first.index}]"
         return JSONResponse(
-            error_body(f"no valid event in the batch; first: {first.reason}", field, **body),
+            error_body(f"no valid event in the batch; first: {first.reason}", field,
+                       retriable=False, **body),
             status_code=400,
         )
     return JSONResponse(body)

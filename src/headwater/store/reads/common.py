@@ -16,7 +16,8 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.store import tables as t
-from headwater.store.reads.listselect import CHUNK, ListSelect
+from headwater.store.chunking import chunks
+from headwater.store.reads.listselect import ListSelect
 
 __all__ = [
     "Page",
@@ -70,18 +71,6 @@ def naive(value: datetime | None) -> datetime | None:
     if value is None:
         return None
     return value if value.tzinfo is None else value.astimezone(UTC).replace(tzinfo=None)
-
-
-def chunks(items: Iterable[Any], size: int = CHUNK) -> Iterable[list[Any]]:
-    """``items`` in lists of at most ``size`` (for IN lists)."""
-    batch: list[Any] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
 
 
 def split_node_key(node_id: str) -> tuple[str, str]:

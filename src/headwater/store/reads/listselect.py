@@ -27,11 +27,9 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.store.bulk import RowMaker, driver_cursor
+from headwater.store.chunking import CHUNK
 
-__all__ = ["CHUNK", "ListSelect"]
-
-# Bound on the parameters of one IN (...) list, well under SQLite's variable limit.
-CHUNK = 500
+__all__ = ["ListSelect"]
 
 # How SQLAlchemy renders an expanding parameter before it knows the list.
 _EXPANDING = re.compile(r"IN \(__\[POSTCOMPILE_(\w+)\]\)")

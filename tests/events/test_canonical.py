@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from headwater.store.canonical import canonical_bytes, canonical_json, content_hash
+from headwater.events.canonical import canonical_bytes, canonical_json, content_hash
 
 CONFORMANCE = Path(__file__).resolve().parents[2].parent / "shared" / "conformance"
 

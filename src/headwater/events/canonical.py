@@ -31,7 +31,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
+try:  # the server extra installs orjson; a client install writes the same bytes without it
+    import orjson
+except ImportError:  # pragma: no cover - exercised by client installs only
+    orjson = None  # type: ignore[assignment]
 
 __all__ = ["canonical_bytes", "canonical_json", "content_hash"]
 
@@ -71,6 +74,8 @@ def _has_non_finite(value: Any) -> bool:
 
 def canonical_bytes(value: Mapping[str, Any]) -> bytes:
     """The canonical JSON of ``value`` as UTF-8 bytes."""
+    if orjson is None:
+        return _stdlib(value)
     try:
         out = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except TypeError:
