@@ -13,7 +13,7 @@ import sqlalchemy as sa
 
 from headwater.store import Store
 from headwater.store import tables as t
-from headwater.store.bulk import BulkStatement, IdsStatement
+from headwater.store.driver.bulk import BulkStatement, IdsStatement
 from headwater.store.dialects import insert
 
 PAYLOADS = [{"url": "https://example.com/x.py", "n": [1, 2.5, None], "s": "\u00e9"},

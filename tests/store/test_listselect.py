@@ -14,7 +14,7 @@ import sqlalchemy as sa
 
 from headwater.store import Store
 from headwater.store import tables as t
-from headwater.store.reads.listselect import ListSelect
+from headwater.store.driver.listselect import ListSelect
 from tests.store.builders import dataset, record, run_event
 
 _j, _r, _ns, _jv = t.jobs, t.runs, t.namespaces, t.job_versions

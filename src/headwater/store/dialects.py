@@ -11,6 +11,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
+from headwater.store.driver.begin import begin_sqlite
+
 __all__ = ["WRITER_OPTION", "create_engine", "insert", "is_sqlite", "json_member"]
 
 logger = logging.getLogger(__name__)
@@ -80,16 +82,7 @@ def _configure_sqlite(engine: sa.Engine) -> None:
     def _on_begin(conn: sa.Connection) -> None:
         # Writers take the write lock up front (BEGIN IMMEDIATE) rather than
         # failing half-way with SQLITE_BUSY; readers stay deferred.
-        writer = conn.get_execution_options().get(WRITER_OPTION, False)
-        sql = "BEGIN IMMEDIATE" if writer else "BEGIN"
-        # Straight to the driver: SQLAlchemy's statement machinery cost more
-        # than the BEGIN itself, once per transaction. Errors still come out
-        # as SQLAlchemy's (e.g. OperationalError when the lock wait times out).
-        dbapi_error = conn.dialect.loaded_dbapi.Error
-        try:
-            conn.connection.driver_connection.execute(sql)  # type: ignore[union-attr]
-        except dbapi_error as exc:
-            raise sa.exc.DBAPIError.instance(sql, None, exc, dbapi_error) from exc
+        begin_sqlite(conn, immediate=conn.get_execution_options().get(WRITER_OPTION, False))
 
 
 def insert(dialect_name: str, table: sa.Table) -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.store.bulk import BulkStatement, IdsStatement
+from headwater.store.driver.bulk import BulkStatement, IdsStatement
 from headwater.store.merge import MergeRule, upsert_statement
 
 __all__ = ["IdCache", "Statements"]

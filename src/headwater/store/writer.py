@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from headwater.events.parse import ParsedEvent
 from headwater.store import derive, dialects, rules
 from headwater.store import tables as t
-from headwater.store.bulk import copy_rows
+from headwater.store.driver.bulk import copy_rows
 from headwater.store.chunking import chunks
 from headwater.store.extract import Facts
 from headwater.store.keys import DatasetKey

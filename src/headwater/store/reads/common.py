@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 from headwater.store import tables as t
 from headwater.store.chunking import chunks
-from headwater.store.reads.listselect import ListSelect
+from headwater.store.driver.listselect import ListSelect
 
 __all__ = [
     "Page",

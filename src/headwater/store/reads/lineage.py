@@ -34,7 +34,7 @@ from headwater.store.reads.common import (
     naive,
     named_in_namespace,
 )
-from headwater.store.reads.listselect import ListSelect
+from headwater.store.driver.listselect import ListSelect
 from headwater.store.reads.runs import run_input_versions
 from headwater.store.reads.visibility import HiddenNodes
 

@@ -27,7 +27,7 @@ from headwater.store.reads.common import (
     named_in_namespace,
 )
 from headwater.store.reads.lineage import job_version_column
-from headwater.store.reads.listselect import ListSelect
+from headwater.store.driver.listselect import ListSelect
 from headwater.store.reads.parents import job_parents, run_parents
 from headwater.store.reads.runs import MARQUEZ_RUN_STATES, duration_ms, run_rows
 from headwater.store.reads.visibility import HiddenNodes

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from headwater.graph.model import Edge, NodeId, NodeType
 from headwater.store import tables as t
 from headwater.store.reads.common import named_in_namespace
-from headwater.store.reads.listselect import ListSelect
+from headwater.store.driver.listselect import ListSelect
 
 __all__ = ["HiddenNodes", "hidden", "visible"]
 

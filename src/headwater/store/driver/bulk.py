@@ -25,7 +25,6 @@ from collections import namedtuple
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
@@ -38,12 +37,8 @@ __all__ = [
 ]
 
 
-@lru_cache(maxsize=1 << 16)
 def sqlite_time(value: datetime | None) -> str | None:
-    """A naive UTC datetime as SQLAlchemy stores it in SQLite.
-
-    Cached: the rows of one event share its time, so most calls are repeats.
-    """
+    """A naive UTC datetime as SQLAlchemy stores it in SQLite."""
     return None if value is None else value.isoformat(" ", "microseconds")
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.store.bulk import RowMaker, driver_cursor
+from headwater.store.driver.bulk import RowMaker, driver_cursor
 from headwater.store.chunking import CHUNK
 
 __all__ = ["ListSelect"]
