@@ -1,4 +1,4 @@
-"""What the headwater agent costs a PySpark job (issue 4). Prints figures; not pass/fail.
+"""What the headwater agent costs a PySpark job. Prints figures; not pass/fail.
 
 A workload of joins, aggregations and writes (every action's optimized plan has
 100+ nodes) runs in interleaved pairs — without the agent and with it, the order

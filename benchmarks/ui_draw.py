@@ -17,7 +17,7 @@ view the explorer draws first (the hops nearest the root that fit the draw limit
 2,000 nodes by default) and "one hop more" clicked in it, and the grown view
 loaded as a first draw.
 
-Target (issue 6): 1,000 nodes drawn in <= 1.5 s, pan/zoom smooth; 10,000 nodes usable
+Target: 1,000 nodes drawn in <= 1.5 s, pan/zoom smooth; 10,000 nodes usable
 through collapsing and depth limits.
 
     .venv/bin/python benchmarks/ui_draw.py [--nodes 1000] [--scale 0.02] [--repeat 5]

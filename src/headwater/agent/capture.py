@@ -2,7 +2,7 @@
 
 :func:`capture_plan` serialises the optimized plan once and asks the JVM only
 about the nodes :data:`~headwater.agent.jvm.NODE_LOOKUPS` names, with as few
-py4j round trips as it can (issue 4): the leaves of each plan (the root plan, a
+py4j round trips as it can: the leaves of each plan (the root plan, a
 CTAS query, each subquery, each followed cache) come in one ``collectLeaves()``
 call and are picked by their pre-order position, and a :class:`RelationCache`
 remembers relations across actions. The result, a :class:`PlanCapture`, is
@@ -50,7 +50,7 @@ def _loads(text: str) -> Any:
     """A plan's JSON text as Python values: ``json.loads``'s result, faster when it can be.
 
     orjson gives the same values for the JSON Spark writes; what it refuses
-    (``NaN``, integers over 64 bits, lone surrogates) goes to ``json.loads`` as before.
+    (``NaN``, integers over 64 bits, lone surrogates) goes to ``json.loads``.
     """
     if _fast_loads is not None:
         try:
@@ -174,7 +174,7 @@ def _shared_relation_key(node: PlanNode, semantic_hash: int) -> str:
     hashes its file index, which hashes its root paths; its schema, format and
     options) with the ``exprId`` values normalised away — so together with the
     columns it declares it finds the relation again with one call on the node
-    instead of three (issue 4).
+    instead of three.
     """
     columns = [(a.name, a.fields.get("dataType")) for a in node.output()]
     return f"{semantic_hash}:{json.dumps(columns, default=str)}"
@@ -214,7 +214,7 @@ def capture_plan(
 ) -> PlanCapture:
     """Serialise ``jplan`` once, then fetch JVM facts for the nodes that need them.
 
-    py4j round trips are the cost here (issue 4): the leaves of each plan come in
+    py4j round trips are the cost here: the leaves of each plan come in
     one ``collectLeaves()`` call and are picked by their pre-order position,
     instead of walking ``children()`` node by node; relations seen before (same
     JSON, so the same JVM object) come from ``relations`` without any call.

@@ -5,7 +5,7 @@ id from the ids it references, so lineage is a graph ``exprId -> upstream
 exprIds`` with a transformation on each edge; walking it from the written
 columns down to the ids a leaf relation declares gives the input fields.
 
-Edges (issue 4):
+Edges:
 
 * DIRECT — IDENTITY (a column passed through or renamed), TRANSFORMATION
   (computed from it), AGGREGATION (inside an aggregate function); ``masking``

@@ -78,7 +78,7 @@ class AgentMetrics:
     :attr:`threads` names the agent's own Python threads (``"capture"``,
     ``"emitter"``) by native thread id and :attr:`jvm_threads` the JVM thread
     serving the capture worker's py4j calls by Java thread id, so a benchmark
-    can measure the CPU they use (issue 4). Nothing here is printed or logged.
+    can measure the CPU they use. Nothing here is printed or logged.
     """
 
     def __init__(self) -> None:
@@ -288,7 +288,7 @@ class Emitter:
 
     def _take_batch(self) -> list[Event]:
         # An idle sender sleeps on the queue rather than polling it (a poll every
-        # 50 ms cost a steady ~0.1 % of a core, issue 4); close() wakes it with _WAKE.
+        # 50 ms cost a steady ~0.1 % of a core); close() wakes it with _WAKE.
         try:
             first = self._queue.get(timeout=_IDLE_WAIT_SECONDS)
         except queue.Empty:

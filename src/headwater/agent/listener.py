@@ -1,7 +1,7 @@
 """The py4j ``QueryExecutionListener`` callback: the agent's catch-all boundary.
 
 Spark calls :meth:`ActionListener.onSuccess` / ``onFailure`` on its
-listener-bus thread, which every other listener shares (issue 4, item 5). So
+listener-bus thread, which every other listener shares, so
 that thread does as little as it can: it reads the optimized plan's class
 (three py4j calls), skips read-only actions, and hands the ``QueryExecution``
 itself to :class:`CaptureWorker` as a :class:`PendingAction`. The worker then

@@ -40,7 +40,7 @@ _PLAN_FIELDS = frozenset({"query", "plan"})
 def short_class(name: str) -> str:
     """``org.apache.spark.sql.catalyst.plans.logical.Project`` -> ``Project``.
 
-    Memoised: a plan names a few dozen classes thousands of times (issue 4).
+    Memoised: a plan names a few dozen classes thousands of times.
     """
     return name.rsplit(".", 1)[-1].rstrip("$")
 
@@ -62,7 +62,7 @@ class Expr:
         """The ``exprId`` of an attribute or alias, else ``None``."""
         ident = self.fields.get("exprId")
         # Parsed JSON objects are dicts: checked as such (an ABC check costs ~4x more,
-        # and this runs for every attribute of a plan, issue 4).
+        # and this runs for every attribute of a plan).
         if isinstance(ident, dict) or isinstance(ident, Mapping):
             value = ident.get("id")
             return int(value) if value is not None else None

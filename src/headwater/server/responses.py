@@ -1,4 +1,4 @@
-"""Response models of the read API, in Marquez's JSON shapes (issue 3).
+"""Response models of the read API, in Marquez's JSON shapes.
 
 Field names are Marquez's, camelCase as it spells them, so the ``marquez-python``
 client and other Marquez-speaking tools read headwater unchanged. Timestamps

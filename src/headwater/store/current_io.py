@@ -3,7 +3,7 @@
 Table lineage walks from a dataset to the jobs that write or read it. Through
 ``run_outputs``/``run_inputs`` that means every run of every job that ever
 touched the dataset, then keeping the runs of each job's current version; at
-a million runs that query was most of a depth-10 walk (issue #3). This table
+a million runs that query was most of a depth-10 walk. This table
 holds the answer: one row per (job, direction, dataset) of the job's current
 version.
 

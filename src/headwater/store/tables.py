@@ -188,7 +188,7 @@ job_versions = sa.Table(
 
 # The inputs and outputs of each job's current version (its latest run's), one
 # row per (job, direction, dataset): the table-lineage walk finds a dataset's
-# producing and reading jobs here instead of through every run (issue #3).
+# producing and reading jobs here instead of through every run.
 # ``direction`` is 'input' or 'output'. Kept by ``store.current_io`` whenever
 # ``jobs.current_version_uuid`` changes.
 job_current_io = sa.Table(

@@ -50,7 +50,7 @@ _RELATIONS = frozenset({"LogicalRelation", "HiveTableRelation", "LogicalRDD"})
 def relation_datasets(node: PlanNode, ctx: VisitContext) -> list[CapturedDataset]:
     """The datasets one leaf node reads (empty for non-relations)."""
     if node.cls not in _RELATIONS:
-        return []  # most nodes: skip their output and schema (issue 4)
+        return []  # most nodes: skip their output and schema
     facts = ctx.facts(node)
     attributes = node.output()
     by_id = {a.expr_id: a.name or "" for a in attributes if a.expr_id is not None}
