@@ -28,8 +28,10 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import compile_path
 
 from headwater.errors import EventError, HeadwaterError, NotFoundError, StoreError, WriteRefused
+from headwater.server.openapi import install_openapi
 
 __all__ = [
     "AuthError",
@@ -42,6 +44,8 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+_HTTP_METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"})
 
 
 class RequestError(HeadwaterError):
@@ -119,7 +123,31 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
-    return JSONResponse(error_body(str(exc.detail)), exc.status_code, headers=exc.headers)
+    headers = exc.headers
+    if exc.status_code == 405:
+        allowed = _documented_methods(request)
+        if allowed:
+            headers = {**(headers or {}), "Allow": ", ".join(sorted(allowed))}
+    return JSONResponse(error_body(str(exc.detail)), exc.status_code, headers=headers)
+
+
+def _documented_methods(request: Request) -> set[str]:
+    """Every method the OpenAPI document lists at the request's path.
+
+    The framework's 405 names only the methods of the one route that matched the
+    path, and several routers share paths (a GET in one module, its DELETE in
+    another). Paths are matched encoded, as the routes match them.
+    """
+    raw = request.scope.get("raw_path")
+    path = raw.decode("latin-1") if raw else request.url.path
+    document: dict[str, Any] = request.app.openapi()
+    return {
+        method.upper()
+        for template, item in document.get("paths", {}).items()
+        if compile_path(template)[0].match(path)
+        for method in item
+        if method.upper() in _HTTP_METHODS
+    }
 
 
 async def unexpected_error_response(request: Request, exc: Exception) -> JSONResponse:
@@ -129,8 +157,13 @@ async def unexpected_error_response(request: Request, exc: Exception) -> JSONRes
 
 
 def install_handlers(app: FastAPI) -> None:
-    """Register the JSON error handlers on ``app``."""
+    """Register the JSON error handlers on ``app``, and document them in its OpenAPI.
+
+    Both happen here so the statuses the document lists (400 for a request that
+    fails validation, not FastAPI's 422) are the ones the handlers answer.
+    """
     app.add_exception_handler(HeadwaterError, headwater_error_response)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, unexpected_error_response)
+    install_openapi(app)

@@ -28,7 +28,12 @@ class ErrorResponse(BaseModel):
 
     error: str = Field(description="What is wrong, in words.")
     field: str | None = Field(
-        None, description="Where: a JSON path in the event (run.runId), a header, or body."
+        None,
+        description="Where: a JSON path in the event (run.runId), a parameter (query.limit), "
+        "a header, or body.",
+    )
+    retriable: bool | None = Field(
+        None, description="Whether the same request may succeed later (true on a 503)."
     )
 
 

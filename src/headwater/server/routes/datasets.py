@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from headwater.server.deps import StoreDep
+from headwater.server.openapi import error_responses
 from headwater.server.responses import (
     DatasetList,
     DatasetResponse,
@@ -17,10 +18,12 @@ from headwater.store.reads import datasets as reads
 __all__ = ["router"]
 
 router = read_router()
+# Each route names a namespace (and a dataset) that may not exist.
+_READ: dict[str, Any] = {"tags": ["datasets"], "responses": error_responses(404)}
 _BASE = "/api/v1/namespaces/{namespace}/datasets"
 
 
-@router.get(_BASE, response_model=DatasetList, tags=["datasets"])
+@router.get(_BASE, response_model=DatasetList, **_READ)
 def list_datasets(
     namespace: str, store: StoreDep, limit: Limit = 100, offset: Offset = 0
 ) -> dict[str, Any]:
@@ -30,13 +33,13 @@ def list_datasets(
     return {"datasets": items, "totalCount": total}
 
 
-@router.get(_BASE + "/{dataset}", response_model=DatasetResponse, tags=["datasets"])
+@router.get(_BASE + "/{dataset}", response_model=DatasetResponse, **_READ)
 def get_dataset(namespace: str, dataset: str, store: StoreDep) -> dict[str, Any]:
     with connection(store) as conn:
         return reads.get_dataset(conn, namespace, dataset)
 
 
-@router.get(_BASE + "/{dataset}/versions", response_model=DatasetVersionList, tags=["datasets"])
+@router.get(_BASE + "/{dataset}/versions", response_model=DatasetVersionList, **_READ)
 def list_dataset_versions(
     namespace: str, dataset: str, store: StoreDep, limit: Limit = 100, offset: Offset = 0
 ) -> dict[str, Any]:
@@ -49,7 +52,7 @@ def list_dataset_versions(
 @router.get(
     _BASE + "/{dataset}/versions/{version}",
     response_model=DatasetVersionResponse,
-    tags=["datasets"],
+    **_READ,
 )
 def get_dataset_version(
     namespace: str, dataset: str, version: str, store: StoreDep

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from headwater.server.deps import StoreDep, WriteAccess
+from headwater.server.openapi import error_responses
 from headwater.server.responses import DatasetResponse, JobResponse, NamespaceResponse
 from headwater.server.routes.reading import connection, read_router
 from headwater.store import admin
@@ -20,7 +21,11 @@ from headwater.store.reads import jobs as job_reads
 __all__ = ["router"]
 
 router = read_router()
-_WRITE: dict[str, Any] = {"dependencies": [WriteAccess]}
+# A delete needs the API key (401), names what may not exist (404) and writes (422 if
+# the database refuses it).
+_WRITE: dict[str, Any] = {
+    "dependencies": [WriteAccess], "responses": error_responses(401, 404, 422)
+}
 
 
 @router.delete(

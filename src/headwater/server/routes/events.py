@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from headwater.server.deps import StoreDep
 from headwater.server.responses import EventList
@@ -13,6 +13,7 @@ from headwater.server.routes.reading import (
     page,
     parse_time,
     read_router,
+    time_query,
 )
 from headwater.store.reads.search import list_events
 
@@ -24,8 +25,8 @@ router = read_router()
 @router.get("/api/v1/events/lineage", response_model=EventList, tags=["events"])
 def lineage_events(
     store: StoreDep,
-    before: str | None = None,
-    after: str | None = None,
+    before: Annotated[str | None, time_query("Only events before this time.")] = None,
+    after: Annotated[str | None, time_query("Only events after this time.")] = None,
     sortDirection: Literal["asc", "desc"] = "desc",  # noqa: N803 - Marquez's name
     limit: Limit = 100,
     offset: Offset = 0,

@@ -26,8 +26,16 @@ from fastapi import Query
 from headwater.graph.model import Direction, NodeType
 from headwater.graph.traverse import NeighbourSource, walk
 from headwater.server.deps import StoreDep
+from headwater.server.openapi import error_responses
 from headwater.server.responses import V2Graph
-from headwater.server.routes.reading import connection, parse_node_id, parse_time, read_router
+from headwater.server.routes.reading import (
+    connection,
+    node_id_query,
+    parse_node_id,
+    parse_time,
+    read_router,
+    time_query,
+)
 from headwater.store.reads.lineage import ColumnLineage, RunLineage, TableLineage
 from headwater.store.reads.nodes import node_summaries, pinned_version, require_node
 from headwater.store.reads.visibility import HiddenNodes
@@ -37,13 +45,17 @@ __all__ = ["directed_lineage", "router"]
 router = read_router()
 
 
-@router.get("/api/v2/lineage", response_model=V2Graph, tags=["lineage v2"])
+@router.get(
+    "/api/v2/lineage", response_model=V2Graph, responses=error_responses(404), tags=["lineage v2"]
+)
 def get_directed_lineage(
-    nodeId: str,  # noqa: N803 - the API's camelCase parameter names
+    nodeId: Annotated[str, node_id_query()],  # noqa: N803 - the API's camelCase names
     store: StoreDep,
     direction: Literal["upstream", "downstream", "both"] = "both",
     depth: Annotated[int, Query(ge=0, le=100)] = 10,
-    asOf: str | None = None,  # noqa: N803
+    asOf: Annotated[  # noqa: N803
+        str | None, time_query("Answer with the versions current at this time.")
+    ] = None,
     maxNodes: Annotated[int, Query(ge=1, le=100_000)] = 1_000,  # noqa: N803
 ) -> dict[str, Any]:
     """The directed graph around ``nodeId``."""

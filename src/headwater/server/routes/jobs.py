@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from headwater.server.deps import StoreDep
+from headwater.server.openapi import error_responses
 from headwater.server.responses import (
     JobList,
     JobResponse,
@@ -19,10 +20,12 @@ from headwater.store.reads.runs import list_runs
 __all__ = ["router"]
 
 router = read_router()
+# Each route names a namespace (and a job) that may not exist.
+_READ: dict[str, Any] = {"tags": ["jobs"], "responses": error_responses(404)}
 _BASE = "/api/v1/namespaces/{namespace}/jobs"
 
 
-@router.get(_BASE, response_model=JobList, tags=["jobs"])
+@router.get(_BASE, response_model=JobList, **_READ)
 def list_jobs(
     namespace: str, store: StoreDep, limit: Limit = 100, offset: Offset = 0
 ) -> dict[str, Any]:
@@ -32,13 +35,13 @@ def list_jobs(
     return {"jobs": items, "totalCount": total}
 
 
-@router.get(_BASE + "/{job}", response_model=JobResponse, tags=["jobs"])
+@router.get(_BASE + "/{job}", response_model=JobResponse, **_READ)
 def get_job(namespace: str, job: str, store: StoreDep) -> dict[str, Any]:
     with connection(store) as conn:
         return reads.get_job(conn, namespace, job)
 
 
-@router.get(_BASE + "/{job}/versions", response_model=JobVersionList, tags=["jobs"])
+@router.get(_BASE + "/{job}/versions", response_model=JobVersionList, **_READ)
 def list_job_versions(
     namespace: str, job: str, store: StoreDep, limit: Limit = 100, offset: Offset = 0
 ) -> dict[str, Any]:
@@ -48,13 +51,13 @@ def list_job_versions(
     return {"versions": items, "totalCount": total}
 
 
-@router.get(_BASE + "/{job}/versions/{version}", response_model=JobVersionResponse, tags=["jobs"])
+@router.get(_BASE + "/{job}/versions/{version}", response_model=JobVersionResponse, **_READ)
 def get_job_version(namespace: str, job: str, version: str, store: StoreDep) -> dict[str, Any]:
     with connection(store) as conn:
         return reads.get_job_version(conn, namespace, job, version)
 
 
-@router.get(_BASE + "/{job}/runs", response_model=RunList, tags=["jobs"])
+@router.get(_BASE + "/{job}/runs", response_model=RunList, **_READ)
 def list_job_runs(
     namespace: str, job: str, store: StoreDep, limit: Limit = 100, offset: Offset = 0
 ) -> dict[str, Any]:

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from headwater import __version__
 from headwater.graph.model import NodeId
+from headwater.server.routes.reading import holds_nul
 
 __all__ = [
     "DatasetBody",
@@ -48,60 +49,82 @@ _JOB_EVENT = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent
 _FACETS = "https://openlineage.io/spec/facets"
 
 
+def _without_nul(value: Any) -> Any:
+    if holds_nul(value):
+        raise ValueError("must not contain a NUL character")
+    return value
+
+
+def _in_utc(value: datetime) -> datetime:
+    """``value`` as an aware UTC time (naive is UTC); refused if UTC has no such time."""
+    aware = value if value.tzinfo else value.replace(tzinfo=UTC)
+    try:
+        return aware.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("time is outside the years 1 to 9999 once in UTC") from None
+
+
+# Body values as they are stored: each refusal is a 400 naming its key.
+_Text = Annotated[str, AfterValidator(_without_nul)]
+_Name = Annotated[str, Field(min_length=1), AfterValidator(_without_nul)]
+_Json = Annotated[dict[str, Any], AfterValidator(_without_nul)]
+_UtcTime = Annotated[datetime, AfterValidator(_in_utc)]
+
+
 class _Body(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
 class NamespaceBody(_Body):
-    ownerName: str = Field(min_length=1)
-    description: str | None = None
+    ownerName: _Name
+    description: _Text | None = None
 
 
 class SourceBody(_Body):
-    type: str = Field(min_length=1)
-    connectionUrl: str = Field(min_length=1)
-    description: str | None = None
+    type: _Name
+    connectionUrl: _Name
+    description: _Text | None = None
 
 
 class FieldBody(_Body):
-    name: str = Field(min_length=1)
-    type: str | None = None
-    tags: list[str] = Field(default_factory=list)
-    description: str | None = None
+    name: _Name
+    type: _Text | None = None
+    tags: list[_Text] = Field(default_factory=list)
+    description: _Text | None = None
 
 
 class DatasetBody(_Body):
     type: Literal["DB_TABLE", "STREAM"]
-    physicalName: str = Field(min_length=1)
-    sourceName: str = Field(min_length=1)
+    physicalName: _Name
+    sourceName: _Name
     # Marquez's spec lists fields as required, but its server and its Python client
     # treat them as optional (the client leaves them out when there are none).
     fields: list[FieldBody] = Field(default_factory=list)
-    tags: list[str] = Field(default_factory=list)
-    description: str | None = None
+    tags: list[_Text] = Field(default_factory=list)
+    description: _Text | None = None
     runId: UUID | None = None
-    schemaLocation: str | None = None
+    schemaLocation: _Text | None = None
 
 
 class DatasetIdBody(_Body):
-    namespace: str = Field(min_length=1)
-    name: str = Field(min_length=1)
+    namespace: _Name
+    name: _Name
 
 
 class JobBody(_Body):
     type: Literal["BATCH", "STREAM", "SERVICE"]
     inputs: list[DatasetIdBody]
     outputs: list[DatasetIdBody]
-    location: str | None = None
-    description: str | None = None
-    context: dict[str, Any] | None = None
+    location: _Text | None = None
+    description: _Text | None = None
+    context: _Json | None = None
     runId: UUID | None = None
 
 
 class RunBody(_Body):
     id: UUID | None = None
-    nominalStartTime: datetime | None = None
-    nominalEndTime: datetime | None = None
+    nominalStartTime: _UtcTime | None = None
+    nominalEndTime: _UtcTime | None = None
     args: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -18,6 +18,7 @@ from headwater.errors import NotFoundError
 from headwater.server.deps import StoreDep, WriteAccess
 from headwater.server.handlers import RequestError
 from headwater.server.ingest import ingest_one
+from headwater.server.openapi import error_responses
 from headwater.server.responses import (
     DatasetResponse,
     JobResponse,
@@ -34,7 +35,10 @@ from headwater.store.reads import runs as run_reads
 __all__ = ["record", "router"]
 
 router = read_router()
-_WRITE: dict[str, Any] = {"dependencies": [WriteAccess]}
+# Writes need the API key (401); the database may refuse what they write (422).
+_WRITE: dict[str, Any] = {"dependencies": [WriteAccess], "responses": error_responses(401, 422)}
+# Writes naming objects that must exist already (namespace, source, run, datasets).
+_WRITE_NAMING: dict[str, Any] = {**_WRITE, "responses": error_responses(401, 404, 422)}
 
 
 def record(store: Any, event: dict[str, Any]) -> None:
@@ -73,7 +77,7 @@ def _run_job(conn: sa.Connection, run_id: str) -> tuple[str, str]:
     "/api/v1/namespaces/{namespace}/datasets/{dataset}",
     response_model=DatasetResponse,
     tags=["datasets"],
-    **_WRITE,
+    **_WRITE_NAMING,
 )
 def put_dataset(
     namespace: str, dataset: str, body: legacy.DatasetBody, store: StoreDep
@@ -102,7 +106,7 @@ def put_dataset(
 
 @router.put(
     "/api/v1/namespaces/{namespace}/jobs/{job}", response_model=JobResponse, tags=["jobs"],
-    **_WRITE,
+    **_WRITE_NAMING,
 )
 def put_job(namespace: str, job: str, body: legacy.JobBody, store: StoreDep) -> dict[str, Any]:
     """Create or update a job from Marquez's ``CreatedJob`` body.

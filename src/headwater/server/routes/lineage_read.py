@@ -19,9 +19,15 @@ from headwater.graph.columns import column_lineage
 from headwater.graph.model import Direction, Graph, NodeId, NodeType
 from headwater.graph.traverse import walk
 from headwater.server.deps import StoreDep
+from headwater.server.openapi import error_responses
 from headwater.server.responses import LineageGraph, UpstreamRunLineage
-from headwater.server.routes.reading import connection, parse_node_id, read_router
-from headwater.server.routes.runs import run_id_parameter
+from headwater.server.routes.reading import (
+    connection,
+    node_id_query,
+    parse_node_id,
+    read_router,
+)
+from headwater.server.routes.runs import run_id_parameter, run_id_query
 from headwater.store.reads import datasets as dataset_reads
 from headwater.store.reads import jobs as job_reads
 from headwater.store.reads import runs as run_reads
@@ -36,6 +42,8 @@ router = read_router()
 MAX_V1_NODES = 5_000
 
 Depth = Annotated[int, Query(ge=0, le=100, description="How many edges to walk.")]
+# Each route names a node (or run) that may not exist.
+_READ: dict[str, Any] = {"tags": ["lineage"], "responses": error_responses(404)}
 
 
 def _marquez_nodes(graph: Graph, node_type: str, data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -58,8 +66,12 @@ def _marquez_nodes(graph: Graph, node_type: str, data: dict[str, Any]) -> list[d
     ]
 
 
-@router.get("/api/v1/lineage", response_model=LineageGraph, tags=["lineage"])
-def get_lineage(nodeId: str, store: StoreDep, depth: Depth = 20) -> dict[str, Any]:  # noqa: N803
+@router.get("/api/v1/lineage", response_model=LineageGraph, **_READ)
+def get_lineage(
+    nodeId: Annotated[str, node_id_query(NodeType.DATASET, NodeType.JOB)],  # noqa: N803
+    store: StoreDep,
+    depth: Depth = 20,
+) -> dict[str, Any]:
     """The dataset/job graph upstream and downstream of ``nodeId``, ``depth`` edges deep."""
     node = parse_node_id(nodeId, allowed=(NodeType.DATASET, NodeType.JOB))
     with connection(store) as conn:
@@ -80,9 +92,11 @@ def get_lineage(nodeId: str, store: StoreDep, depth: Depth = 20) -> dict[str, An
     return {"graph": _marquez_nodes(graph, "", data)}
 
 
-@router.get("/api/v1/column-lineage", response_model=LineageGraph, tags=["lineage"])
+@router.get("/api/v1/column-lineage", response_model=LineageGraph, **_READ)
 def get_column_lineage(
-    nodeId: str,  # noqa: N803 - Marquez's parameter names
+    nodeId: Annotated[  # noqa: N803 - Marquez's parameter names
+        str, node_id_query(NodeType.DATASET, NodeType.DATASET_FIELD, NodeType.JOB)
+    ],
     store: StoreDep,
     depth: Depth = 20,
     withDownstream: bool = False,  # noqa: N803
@@ -147,9 +161,9 @@ def get_column_lineage(
     return {"graph": _marquez_nodes(graph, "DATASET_FIELD", data)}
 
 
-@router.get("/api/v1/runlineage/upstream", response_model=UpstreamRunLineage, tags=["lineage"])
+@router.get("/api/v1/runlineage/upstream", response_model=UpstreamRunLineage, **_READ)
 def get_run_lineage_upstream(
-    runId: str,  # noqa: N803 - Marquez's parameter name
+    runId: Annotated[str, run_id_query()],  # noqa: N803 - Marquez's parameter name
     store: StoreDep,
     depth: Depth = 20,
 ) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from headwater.server.deps import StoreDep
+from headwater.server.openapi import error_responses
 from headwater.server.responses import NamespaceList, NamespaceResponse, SourceList, SourceResponse
 from headwater.server.routes.reading import Limit, Offset, connection, page, read_router
 from headwater.store.reads import datasets as reads
@@ -12,6 +13,7 @@ from headwater.store.reads import datasets as reads
 __all__ = ["router"]
 
 router = read_router()
+_NOT_FOUND = error_responses(404)
 
 
 @router.get("/api/v1/namespaces", response_model=NamespaceList, tags=["namespaces"])
@@ -22,7 +24,12 @@ def list_namespaces(store: StoreDep, limit: Limit = 100, offset: Offset = 0) -> 
     return {"namespaces": items, "totalCount": total}
 
 
-@router.get("/api/v1/namespaces/{namespace}", response_model=NamespaceResponse, tags=["namespaces"])
+@router.get(
+    "/api/v1/namespaces/{namespace}",
+    response_model=NamespaceResponse,
+    responses=_NOT_FOUND,
+    tags=["namespaces"],
+)
 def get_namespace(namespace: str, store: StoreDep) -> dict[str, Any]:
     with connection(store) as conn:
         return reads.get_namespace(conn, namespace)
@@ -36,7 +43,10 @@ def list_sources(store: StoreDep, limit: Limit = 100, offset: Offset = 0) -> dic
     return {"sources": items, "totalCount": total}
 
 
-@router.get("/api/v1/sources/{source}", response_model=SourceResponse, tags=["sources"])
+@router.get(
+    "/api/v1/sources/{source}", response_model=SourceResponse, responses=_NOT_FOUND,
+    tags=["sources"],
+)
 def get_source(source: str, store: StoreDep) -> dict[str, Any]:
     with connection(store) as conn:
         return reads.get_source(conn, source)

@@ -1,40 +1,113 @@
-"""What every read route shares: a database connection, paging and node-id parameters."""
+"""What every read route shares: a database connection and its parameters.
+
+Paging is bounded, node ids and times are parsed into 400s naming the parameter,
+and no path or query parameter may hold a NUL character.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import sqlalchemy as sa
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query, Request
 from sqlalchemy.exc import SQLAlchemyError
 
 from headwater.errors import StoreError
 from headwater.graph.model import NodeId, NodeType
 from headwater.server.handlers import RequestError
+from headwater.server.openapi import error_responses
 from headwater.server.routes.encoded import EncodedPathRoute
 from headwater.store.reads.common import Page
 
 __all__ = [
     "Limit",
+    "MAX_LIMIT",
+    "MAX_OFFSET",
     "Offset",
     "connection",
+    "holds_nul",
+    "node_id_query",
     "page",
     "parse_node_id",
     "parse_time",
     "read_router",
+    "refuse_nul_parameters",
+    "time_query",
 ]
 
-#: Marquez's paging parameters and defaults; limits over 10,000 are refused.
-Limit = Annotated[int, Query(ge=0, le=10_000, description="How many items to return.")]
-Offset = Annotated[int, Query(ge=0, description="How many items to skip.")]
+#: The largest ``limit`` a list endpoint accepts.
+MAX_LIMIT = 10_000
+#: The largest ``offset``: the databases' 64-bit integer (2^63 - 1).
+MAX_OFFSET = 2**63 - 1
+
+#: Marquez's paging parameters and defaults; values out of range are a 400 naming them.
+Limit = Annotated[
+    int, Query(ge=0, le=MAX_LIMIT, description=f"How many items to return, 0 to {MAX_LIMIT}.")
+]
+Offset = Annotated[
+    int, Query(ge=0, le=MAX_OFFSET, description="How many items to skip, 0 to 2^63 - 1.")
+]
+
+
+def node_id_query(*allowed: NodeType) -> Any:
+    """A ``nodeId`` query parameter of the ``allowed`` types (all when none are named).
+
+    The document gives the id's prefix as a pattern; :func:`parse_node_id` checks it.
+    """
+    prefixes = [t.prefix for t in (allowed or tuple(NodeType))]
+    return Query(
+        description="A node id: " + ", ".join(f"`{p}:...`" for p in prefixes) + ".",
+        json_schema_extra={"pattern": f"^({'|'.join(prefixes)}):"},
+    )
+
+
+def time_query(description: str) -> Any:
+    """An ISO-8601 time query parameter, read with :func:`parse_time`."""
+    return Query(description=description, json_schema_extra={"format": "date-time"})
 
 
 def read_router() -> APIRouter:
-    """A router for the read API whose path parameters may hold encoded slashes."""
-    return APIRouter(route_class=EncodedPathRoute)
+    """A router for the read API whose path parameters may hold encoded slashes.
+
+    Every route on it reads or writes the database, so each may answer 503; none
+    takes a parameter holding a NUL character (400).
+    """
+    return APIRouter(
+        route_class=EncodedPathRoute,
+        dependencies=[Depends(refuse_nul_parameters)],
+        responses=error_responses(503),
+    )
+
+
+async def refuse_nul_parameters(request: Request) -> None:
+    """A path or query parameter holding a NUL character is a 400 naming it."""
+    for where, items in (
+        ("path", request.path_params.items()),
+        ("query", request.query_params.multi_items()),
+    ):
+        for name, value in items:
+            if holds_nul(value):
+                raise RequestError(
+                    f"{name} must not contain a NUL character", field=f"{where}.{name}"
+                )
+
+
+def holds_nul(value: Any) -> bool:
+    """Whether ``value`` (a string, or JSON holding strings) has a NUL character in it.
+
+    PostgreSQL text cannot hold one: a value that does is refused with a 400 before
+    it reaches the database, so both databases answer alike.
+    """
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(holds_nul(key) or holds_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(holds_nul(item) for item in value)
+    return False
 
 
 def page(limit: int, offset: int) -> Page:
@@ -68,12 +141,16 @@ def parse_node_id(
 
 
 def parse_time(value: str | None, field: str) -> datetime | None:
-    """An ISO-8601 query parameter (``Z`` or offset; none means UTC); 400 if malformed."""
+    """An ISO-8601 query parameter (``Z`` or offset; none means UTC) as an aware UTC time.
+
+    Malformed, or outside the years 1 to 9999 once in UTC, is a 400 naming ``field``.
+    """
     if value is None or value == "":
         return None
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError as exc:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+        return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    except (ValueError, OverflowError) as exc:
         raise RequestError(
             f"{field} must be an ISO-8601 time such as 2026-01-31T12:00:00Z, not {value!r}",
             field=f"query.{field}",

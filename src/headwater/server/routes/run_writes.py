@@ -10,32 +10,41 @@ of a run's events: a terminal state wins over a start whatever the order, so
 from __future__ import annotations
 
 import uuid
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import Body
 
 from headwater.errors import NotFoundError
 from headwater.server.deps import StoreDep, WriteAccess
 from headwater.server.handlers import RequestError
+from headwater.server.openapi import error_responses
 from headwater.server.responses import RunResponse
 from headwater.server.routes import legacy_events as legacy
 from headwater.server.routes.legacy_writes import record
-from headwater.server.routes.reading import connection, parse_time, read_router
-from headwater.server.routes.runs import run_id_parameter
+from headwater.server.routes.reading import connection, parse_time, read_router, time_query
+from headwater.server.routes.runs import RunIdPath, run_id_parameter
 from headwater.store.reads import jobs as job_reads
 from headwater.store.reads import runs as run_reads
 
 __all__ = ["router"]
 
 router = read_router()
-_WRITE: dict[str, Any] = {"tags": ["runs"], "dependencies": [WriteAccess]}
+# Each needs the API key (401), names a job or run that may not exist (404) and writes
+# an event the database may refuse (422).
+_WRITE: dict[str, Any] = {
+    "tags": ["runs"], "dependencies": [WriteAccess], "responses": error_responses(401, 404, 422)
+}
+
+_At = Annotated[str | None, time_query("When the run changed state (default: now).")]
 
 
 @router.post(
     "/api/v1/namespaces/{namespace}/jobs/{job}/runs",
     response_model=RunResponse,
     status_code=201,
-    **_WRITE,
+    tags=["runs"],
+    dependencies=[WriteAccess],
+    responses=error_responses(401, 404, 409, 422),
 )
 def create_run(
     namespace: str,
@@ -86,24 +95,32 @@ def _transition(
 
 
 @router.post("/api/v1/jobs/runs/{id}/start", response_model=RunResponse, **_WRITE)
-def start_run(id: str, store: StoreDep, at: str | None = None) -> dict[str, Any]:  # noqa: A002
+def start_run(
+    id: RunIdPath, store: StoreDep, at: _At = None  # noqa: A002 - Marquez's name
+) -> dict[str, Any]:
     """Mark the run started at ``at`` (ISO-8601; default now): a START event."""
     return _transition(store, id, "START", at)
 
 
 @router.post("/api/v1/jobs/runs/{id}/complete", response_model=RunResponse, **_WRITE)
-def complete_run(id: str, store: StoreDep, at: str | None = None) -> dict[str, Any]:  # noqa: A002
+def complete_run(
+    id: RunIdPath, store: StoreDep, at: _At = None  # noqa: A002 - Marquez's name
+) -> dict[str, Any]:
     """Mark the run completed at ``at``: a COMPLETE event."""
     return _transition(store, id, "COMPLETE", at)
 
 
 @router.post("/api/v1/jobs/runs/{id}/fail", response_model=RunResponse, **_WRITE)
-def fail_run(id: str, store: StoreDep, at: str | None = None) -> dict[str, Any]:  # noqa: A002
+def fail_run(
+    id: RunIdPath, store: StoreDep, at: _At = None  # noqa: A002 - Marquez's name
+) -> dict[str, Any]:
     """Mark the run failed at ``at``: a FAIL event."""
     return _transition(store, id, "FAIL", at)
 
 
 @router.post("/api/v1/jobs/runs/{id}/abort", response_model=RunResponse, **_WRITE)
-def abort_run(id: str, store: StoreDep, at: str | None = None) -> dict[str, Any]:  # noqa: A002
+def abort_run(
+    id: RunIdPath, store: StoreDep, at: _At = None  # noqa: A002 - Marquez's name
+) -> dict[str, Any]:
     """Mark the run aborted at ``at``: an ABORT event."""
     return _transition(store, id, "ABORT", at)

@@ -3,19 +3,32 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import Query
+from fastapi import Path, Query
 
 from headwater.server.deps import StoreDep
 from headwater.server.handlers import RequestError
+from headwater.server.openapi import error_responses
 from headwater.server.responses import ChildRunList, FacetsResponse, RunResponse
 from headwater.server.routes.reading import Limit, Offset, connection, page, read_router
 from headwater.store.reads import runs as reads
 
-__all__ = ["router", "run_id_parameter"]
+__all__ = ["RunIdPath", "router", "run_id_parameter", "run_id_query"]
 
 router = read_router()
+_READ: dict[str, Any] = {"tags": ["runs"], "responses": error_responses(404)}
+
+
+def run_id_query() -> Any:
+    """A run id query parameter; the document says it is a UUID, :func:`run_id_parameter` checks."""
+    return Query(description="The run's id, a UUID.", json_schema_extra={"format": "uuid"})
+
+
+#: The ``{id}`` of a run's path; checked with :func:`run_id_parameter`.
+RunIdPath = Annotated[
+    str, Path(description="The run's id, a UUID.", json_schema_extra={"format": "uuid"})
+]
 
 
 def run_id_parameter(value: str, field: str = "path.id") -> str:
@@ -27,16 +40,16 @@ def run_id_parameter(value: str, field: str = "path.id") -> str:
     return value
 
 
-@router.get("/api/v1/jobs/runs/{id}", response_model=RunResponse, tags=["runs"])
-def get_run(id: str, store: StoreDep) -> dict[str, Any]:  # noqa: A002 - Marquez's name
+@router.get("/api/v1/jobs/runs/{id}", response_model=RunResponse, **_READ)
+def get_run(id: RunIdPath, store: StoreDep) -> dict[str, Any]:  # noqa: A002 - Marquez's name
     """The run: state, times, job version, and the dataset versions it read and wrote."""
     with connection(store) as conn:
         return reads.get_run(conn, run_id_parameter(id))
 
 
-@router.get("/api/v1/jobs/runs/{id}/facets", response_model=FacetsResponse, tags=["runs"])
+@router.get("/api/v1/jobs/runs/{id}/facets", response_model=FacetsResponse, **_READ)
 def get_run_facets(
-    id: str,  # noqa: A002 - Marquez's name
+    id: RunIdPath,  # noqa: A002 - Marquez's name
     store: StoreDep,
     type: Literal["run", "job"] = Query("run"),  # noqa: A002
 ) -> dict[str, Any]:
@@ -45,9 +58,9 @@ def get_run_facets(
         return {"runId": id, "facets": reads.run_facets(conn, run_id_parameter(id), type)}
 
 
-@router.get("/api/v1/jobs/runs/{id}/children", response_model=ChildRunList, tags=["runs"])
+@router.get("/api/v1/jobs/runs/{id}/children", response_model=ChildRunList, **_READ)
 def get_child_runs(
-    id: str,  # noqa: A002 - Marquez's name
+    id: RunIdPath,  # noqa: A002 - Marquez's name
     store: StoreDep,
     limit: Limit = 100,
     offset: Offset = 0,
