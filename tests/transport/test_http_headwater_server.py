@@ -87,3 +87,30 @@ def test_emitter_delivers_to_the_server_and_a_wrong_key_is_refused_not_retried(
     stats = refused.metrics.snapshot()
     assert (stats["rejected"], stats["spooled"]) == (1, 0)
     assert "intruder" not in _job_names(client)
+
+
+def test_events_the_server_refuses_are_set_aside_and_their_neighbours_delivered(
+    client: TestClient, tmp_path: Path
+) -> None:
+    poisoned = run_event("poisoned")
+    poisoned["job"]["facets"] = {"note": {"text": "a NUL \x00 no database stores"}}
+    too_long = run_event("x" * 2000)
+    spool = Spool(tmp_path / "spool")
+    emitter = Emitter(_transport(client), DeliveryConfig(retries=3, retry_backoff=0.01,
+                                                         batch_size=100), spool=spool)
+    for i in range(40):
+        emitter.emit(run_event(f"good_{i}"))
+        if i == 20:
+            emitter.emit(poisoned)
+            emitter.emit(too_long)
+    emitter.close(10)
+    stats = emitter.metrics.snapshot()
+    assert (stats["sent"], stats["rejected"], stats["spooled"]) == (40, 2, 0)
+    assert _job_names(client) == {f"good_{i}" for i in range(40)}
+    rejected = [line for path in (tmp_path / "spool").glob("rejected-*.jsonl")
+                for line in path.read_text().splitlines()]
+    assert len(rejected) == 2 and any("poisoned" in line for line in rejected)
+    # The server kept its own copy of each, with the reason.
+    kept = client.get("/api/v2/quarantine").json()
+    assert kept["totalCount"] == 2
+    assert {e["field"] for e in kept["events"]} == {"job.facets.note.text", "job.name"}

@@ -87,6 +87,7 @@ def _include_routes(app: FastAPI) -> None:
         legacy_writes,
         lineage_read,
         namespaces,
+        quarantine,
         run_writes,
         runs,
         search,
@@ -105,3 +106,4 @@ def _include_routes(app: FastAPI) -> None:
     app.include_router(legacy_writes.router)
     app.include_router(run_writes.router)
     app.include_router(deletes.router)
+    app.include_router(quarantine.router)
