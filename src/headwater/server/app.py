@@ -66,6 +66,14 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     app.state.api_key_bytes = settings.api_key.encode("utf-8") if settings.api_key else None
     install_handlers(app)
     _include_routes(app)
+    # The ingestion POSTs are served by one ASGI handler in front of the routing
+    # (see server/ingest_endpoint.py); their router is documented, not served.
+    from headwater.server.ingest_endpoint import IngestEndpoint
+    from headwater.server.openapi import document_only
+    from headwater.server.routes import lineage
+
+    app.add_middleware(IngestEndpoint)
+    document_only(app, lineage.router.routes)
     from headwater.ui import mount_ui  # the web UI last, so every API route matches first
 
     mount_ui(app)
@@ -73,10 +81,9 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
 
 
 def _include_routes(app: FastAPI) -> None:
-    from headwater.server.routes import health, lineage
+    from headwater.server.routes import health
 
     app.include_router(health.router)
-    app.include_router(lineage.router)
 
     from headwater.server.routes import (
         datasets,

@@ -11,13 +11,16 @@ validation-error schemas, which no route answers with.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from starlette.routing import BaseRoute
 
 from headwater.server.schemas import ErrorResponse
 
-__all__ = ["ERROR_DESCRIPTIONS", "error_responses", "install_openapi"]
+__all__ = ["ERROR_DESCRIPTIONS", "document_only", "error_responses", "install_openapi"]
 
 #: What each error status means, as the document describes it.
 ERROR_DESCRIPTIONS: dict[int, str] = {
@@ -41,6 +44,11 @@ def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     }
 
 
+def document_only(app: FastAPI, routes: Sequence[BaseRoute]) -> None:
+    """Have ``app``'s document describe ``routes``, which something other than its router serves."""
+    app.state.documented_only_routes = list(routes)
+
+
 def install_openapi(app: FastAPI) -> None:
     """Make ``app.openapi()`` document request validation errors as 400 (built once)."""
     build = app.openapi
@@ -48,11 +56,26 @@ def install_openapi(app: FastAPI) -> None:
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             document = build()  # FastAPI keeps it in app.openapi_schema
+            _add_routes(document, app, getattr(app.state, "documented_only_routes", ()))
             _validation_as_400(document)
             return document
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _add_routes(document: dict[str, Any], app: FastAPI, routes: Sequence[BaseRoute]) -> None:
+    """Merge the paths and schemas of ``routes`` into ``document``."""
+    if not routes:
+        return
+    extra = get_openapi(title=app.title, version=app.version, routes=list(routes))
+    paths = document.setdefault("paths", {})
+    for path, item in extra.get("paths", {}).items():
+        paths.setdefault(path, {}).update(item)
+    document["paths"] = dict(sorted(paths.items()))
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    for name, schema in extra.get("components", {}).get("schemas", {}).items():
+        schemas.setdefault(name, schema)
 
 
 def _validation_as_400(document: dict[str, Any]) -> None:

@@ -2,6 +2,8 @@
 
 As the OpenLineage 2-0-2 HTTP spec (``OpenLineage.yml``) defines them: one
 RunEvent, DatasetEvent or JobEvent per POST, or a JSON array of them per batch.
+:class:`~headwater.server.ingest_endpoint.IngestEndpoint` serves both, in front
+of the app's routing; ``router`` declares them for the OpenAPI document only.
 Both run :mod:`headwater.server.ingest` in a worker thread, where concurrent
 requests share the store's group commit. The batch answer reports each refused
 event (``failed_events[{index, reason, field, retriable}]``) and stores every
