@@ -56,6 +56,51 @@ def test_save_as_table_and_insert_into(spark, lineage, clean_tables):
     assert event["job"]["name"].endswith(".execute_insert_into_hadoop_fs_relation_command.headwater-test-warehouse_hw_t1")
 
 
+def _runs(events: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    runs: dict[str, list[dict[str, Any]]] = {}
+    for event in events:
+        runs.setdefault(event["run"]["runId"], []).append(event)
+    return runs
+
+
+@pytest.mark.parametrize(
+    ("write", "job"),
+    [
+        (
+            lambda spark: spark.sql("CREATE TABLE hw_ctas USING parquet AS SELECT 1 AS k, 'a' AS v"),
+            "execute_create_data_source_table_as_select_command.default_hw_ctas",
+        ),
+        (
+            lambda spark: spark.sql("CREATE TABLE hw_ctas STORED AS textfile AS SELECT 1 AS k, 'a' AS v"),
+            "execute_create_hive_table_as_select_command.default_hw_ctas",
+        ),
+        (
+            lambda spark: spark.createDataFrame([(1, "a")], ["k", "v"]).write.saveAsTable("hw_ctas"),
+            "execute_create_data_source_table_as_select_command.default_hw_ctas",
+        ),
+        (
+            lambda spark: spark.createDataFrame([(1, "a")], ["k", "v"]).write.insertInto("hw_t1"),
+            "execute_insert_into_hadoop_fs_relation_command.headwater-test-warehouse_hw_t1",
+        ),
+    ],
+    ids=["ctas", "hive-ctas", "saveAsTable", "insertInto"],
+)
+def test_one_table_write_is_one_run(spark, lineage, clean_tables, write, job):
+    # Spark runs a CTAS's (or saveAsTable's) insert as an execution nested in the
+    # command's; both reach the listener, and only the command is the action.
+    spark.sql("CREATE TABLE hw_t1 (k INT, v STRING) USING parquet")
+    lineage.action_events()
+    lineage.path.write_text("")
+    write(spark)
+    runs = _runs(lineage.action_events())
+    assert len(runs) == 1, [e["job"]["name"] for e in lineage.action_events()]
+    (events,) = runs.values()
+    assert {e["job"]["name"] for e in events} == {f"headwater_agent_tests.{job}"}
+    assert [e["eventType"] for e in events][-1] == "COMPLETE"
+    # The nested insert's write metrics belong to the one run.
+    assert events[-1]["outputs"][0]["outputFacets"]["outputStatistics"]["rowCount"] == 1
+
+
 def test_sql_ctas_and_insert_overwrite_read_tables_through_symlinks(spark, lineage, clean_tables):
     spark.sql("CREATE TABLE hw_t1 (k INT, v STRING) USING parquet")
     spark.sql("INSERT INTO hw_t1 VALUES (1, 'a'), (2, 'b')")

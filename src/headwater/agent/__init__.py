@@ -145,6 +145,8 @@ class Agent:
             with proxy_scope(item.qe, item.jplan, item.exception):
                 capture = self._listener.capture_pending(item)
                 item.qe = item.jplan = item.exception = None
+            if capture is None:  # an insert nested in a command reported on its own
+                return
         else:
             capture = item
 

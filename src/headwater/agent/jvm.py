@@ -27,6 +27,7 @@ __all__ = [
     "RelationHashes",
     "base_relation_facts",
     "executed_plan_facts",
+    "nested_execution_root",
     "relation_facts",
 ]
 
@@ -308,7 +309,7 @@ _WRITE_METRICS_TEXT = JvmChain(
     (_OBJECT, "toString", ()),
 )
 #: One entry of a metrics map's text: ``numFiles -> SQLMetric(id: 1, name: Some(...), value: 2)``.
-_METRIC_TEXT = re.compile(r"(\w+) -> SQLMetric\(id: -?\d+, name: [^\n]*?, value: (-?\d+)\)")
+_METRIC_TEXT = re.compile(r"(\w+) -> SQLMetric\(id: (-?\d+), name: [^\n]*?, value: (-?\d+)\)")
 _WRITE_METRICS = ("numOutputRows", "numOutputBytes", "numFiles")
 
 
@@ -316,19 +317,49 @@ def _write_metrics(plan: Any) -> dict[str, int]:
     """A write's metrics, read from the text of its metrics map (one py4j call, not
     eight); asked metric by metric if that text is not as expected."""
     try:
-        found = dict(_METRIC_TEXT.findall(str(_WRITE_METRICS_TEXT(plan))))
+        found = {key: (int(ident), int(value)) for key, ident, value
+                 in _METRIC_TEXT.findall(str(_WRITE_METRICS_TEXT(plan)))}
     except ChainUnavailable:
         found = {}
+    if not found:
+        metrics = plan.cmd().metrics()
+        for key in _WRITE_METRICS:
+            try:
+                metric = metrics.apply(key)
+                found[key] = (int(metric.id()), int(metric.value()))
+            except Exception:  # a command without that metric
+                logger.debug("no %s metric", key, exc_info=True)
+    facts = {key: found[key][1] for key in _WRITE_METRICS if key in found}
     if found:
-        return {key: int(found[key]) for key in _WRITE_METRICS if key in found}
-    facts: dict[str, int] = {}
-    metrics = plan.cmd().metrics()
-    for key in _WRITE_METRICS:
-        try:
-            facts[key] = int(metrics.apply(key).value())
-        except Exception:  # a command without that metric
-            logger.debug("no %s metric", key, exc_info=True)
+        # Any one of the write's metrics names its execution in Spark's status store.
+        facts["write_metric_id"] = next(iter(found.values()))[0]
     return facts
+
+
+#: One metric of an execution in the status store: ``SQLPlanMetric(<name>,<id>,<type>)``.
+_PLAN_METRIC_ID = re.compile(r",(-?\d+),\w+\)")
+
+
+def nested_execution_root(jsession: Any, metric_id: int, recent: int = 16) -> int | None:
+    """The root execution id of the SQL execution that owns metric ``metric_id``, if
+    that execution runs inside another one (a CTAS's insert); else ``None``.
+
+    Spark reports a command and the insert it runs as two executions, both to
+    every ``QueryExecutionListener``; only its status store relates them
+    (``rootExecutionId``, Spark 3.4+). The execution is found among the
+    ``recent`` newest ones by the id of one of its metrics.
+    """
+    store = jsession.sharedState().statusStore()
+    count = int(store.executionsCount())
+    start = max(count - recent, 0)
+    executions = store.executionsList(start, count - start)
+    for index in range(int(executions.size()) - 1, -1, -1):
+        execution = executions.apply(index)
+        ids = {int(found) for found in _PLAN_METRIC_ID.findall(str(execution.metrics().toString()))}
+        if metric_id in ids:
+            own, root = int(execution.executionId()), int(execution.rootExecutionId())
+            return root if root != own else None
+    return None
 
 
 class CatalogLookup:

@@ -31,7 +31,12 @@ from typing import Any
 
 from headwater.agent.actions import ActionCapture, is_read_only
 from headwater.agent.capture import RelationCache, capture_plan
-from headwater.agent.jvm import CatalogLookup, RelationHashes, executed_plan_facts
+from headwater.agent.jvm import (
+    CatalogLookup,
+    RelationHashes,
+    executed_plan_facts,
+    nested_execution_root,
+)
 from headwater.agent.plan import short_class
 from headwater.agent.py4j.chains import JvmChain, chained
 from headwater.agent.py4j.proxies import proxy_scope
@@ -41,6 +46,21 @@ __all__ = ["ActionListener", "CAPTURE_AT_ONCE", "CaptureWorker", "LogOnce", "Pen
 
 #: Plan roots captured on the listener thread: their events read the catalog.
 CAPTURE_AT_ONCE = frozenset(DDL_COMMANDS)
+
+#: Commands Spark runs as an outer execution around a nested insert of their own;
+#: the outer one is the action reported, with the nested insert's write metrics.
+OUTER_WRITES = frozenset(
+    {
+        "CreateDataSourceTableAsSelectCommand",
+        "CreateHiveTableAsSelectCommand",
+        "OptimizedCreateHiveTableAsSelectCommand",
+        "InsertIntoDataSourceDirCommand",
+        "InsertIntoHiveDirCommand",
+    }
+)
+
+#: Nested inserts' write metrics kept for their outer command at most.
+_NESTED_KEPT = 16
 
 #: The SQL text of an action's logical plan, as the text of a Scala ``Option``.
 _SQL_TEXT = JvmChain(
@@ -164,6 +184,9 @@ class ActionListener:
         self._catalog: CatalogLookup | None = None
         self._relations = RelationCache()
         self._relation_hashes = RelationHashes(jvm)
+        # root execution id -> write metrics of the insert nested in it
+        self._nested: dict[int, dict[str, Any]] = {}
+        self._nested_lock = threading.Lock()
         self.active = True
 
     # py4j calls these two by name; they must never raise.
@@ -216,11 +239,25 @@ class ActionListener:
             return None
         return self.capture_pending(PendingAction(func_name, qe, duration_ns, exception, time.time(), jplan))
 
-    def capture_pending(self, pending: PendingAction) -> ActionCapture:
-        """Capture an action Spark reported: plan JSON, JVM facts, catalog facts, metrics."""
+    def capture_pending(self, pending: PendingAction) -> ActionCapture | None:
+        """Capture an action Spark reported: plan JSON, JVM facts, catalog facts, metrics.
+
+        ``None`` for an insert nested in another execution (a CTAS's, a
+        ``saveAsTable``'s): its outer command is the action, and gets its metrics.
+        """
         qe, func_name, exception, end = pending.qe, pending.func_name, pending.exception, pending.end_time
         duration_ns = pending.duration_ns
         jplan = pending.jplan if pending.jplan is not None else qe.optimizedPlan()
+        executed: dict[str, Any] = {}
+        try:
+            executed = executed_plan_facts(qe)
+        except Exception as exc:
+            self._log_once("executed plan", exc)
+        if self._nested_insert(executed):
+            return None
+        root_class = short_class(str(jplan.getClass().getName()))
+        if root_class in OUTER_WRITES and "numOutputRows" not in executed:
+            executed.update(self._nested_metrics())
         plan = capture_plan(
             jplan, optimize=self._optimize, relations=self._relations, relation_hashes=self._relation_hashes
         )
@@ -234,11 +271,6 @@ class ActionListener:
                 tables[f"{database or 'default'}.{table}"] = facts
             except Exception as exc:
                 self._log_once("catalog look-up", exc)
-        executed: dict[str, Any] = {}
-        try:
-            executed = executed_plan_facts(qe)
-        except Exception as exc:
-            self._log_once("executed plan", exc)
         error = None
         if exception is not None:
             error = self._error(exception)
@@ -253,6 +285,31 @@ class ActionListener:
             sql=self._sql_text(qe),
             error=error,
         )
+
+    def _nested_insert(self, executed: dict[str, Any]) -> bool:
+        """Whether the write ``executed`` describes runs nested in another execution;
+        its metrics are then kept for the outer command."""
+        metric_id = executed.pop("write_metric_id", None)
+        if metric_id is None:
+            return False
+        try:
+            root = nested_execution_root(self._jsession, metric_id)
+        except Exception as exc:
+            self._log_once("execution look-up", exc)
+            return False
+        if root is None:
+            return False
+        with self._nested_lock:
+            self._nested[root] = {k: v for k, v in executed.items() if k != "node_name"}
+            while len(self._nested) > _NESTED_KEPT:
+                del self._nested[min(self._nested)]
+        return True
+
+    def _nested_metrics(self) -> dict[str, Any]:
+        # The outer command's own execution id is not known to this listener; its
+        # nested insert ended just before it, so it is the newest one kept.
+        with self._nested_lock:
+            return self._nested.pop(max(self._nested)) if self._nested else {}
 
     def _optimize(self, jquery: Any) -> Any:
         return self._jsession.sessionState().optimizer().execute(jquery)
