@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,10 +33,13 @@ def running_server(*args: str, env: dict[str, str] | None = None,
     port = free_port()
     command = [sys.executable, "-m", "headwater", "serve", "--host", "127.0.0.1",
                "--port", str(port), *args]
+    # The server's output goes to a file, not a pipe: nobody reads a pipe while
+    # the server runs, and a full one would block the server mid-request.
+    output = tempfile.TemporaryFile()
     process = subprocess.Popen(
         command,
         env={**os.environ, **(env or {})},
-        stdout=subprocess.PIPE,
+        stdout=output,
         stderr=subprocess.STDOUT,
     )
     base_url = f"http://127.0.0.1:{port}"
@@ -43,8 +47,8 @@ def running_server(*args: str, env: dict[str, str] | None = None,
         deadline = time.monotonic() + startup_timeout
         while True:
             if process.poll() is not None:
-                output = process.stdout.read().decode() if process.stdout else ""
-                raise AssertionError(f"headwater serve exited early:\n{output}")
+                output.seek(0)
+                raise AssertionError(f"headwater serve exited early:\n{output.read().decode()}")
             try:
                 if httpx.get(f"{base_url}/api/v1/health", timeout=1.0).status_code == 200:
                     break
@@ -62,5 +66,4 @@ def running_server(*args: str, env: dict[str, str] | None = None,
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        if process.stdout:
-            process.stdout.close()
+        output.close()

@@ -224,10 +224,11 @@ BAD_BODIES = [
     ("empty body", b"", {}, 400, "body"),
     ("not UTF-8", b'{"producer": "\xff\xfe"}', {}, 400, "body"),
     ("deeply nested", b"[" * 100_000 + b"]" * 100_000, {}, 400, "body"),
+    # Valid JSON syntax no store can hold: refused as the event's, naming the value.
     ("lone surrogate", json.dumps(run_event()).replace('"retail"', '"\\ud800"').encode(), {},
-     400, "body"),
+     400, "job.namespace"),
     ("NaN", json.dumps(run_event()).replace('"facets": {}', '"facets": {"x": NaN}', 1).encode(),
-     {}, 400, "body"),
+     {}, 400, "run.facets.x"),
     ("trailing garbage", json.dumps(run_event()).encode() + b" x", {}, 400, "body"),
     ("missing runId", json.dumps(_no_run_id()).encode(), {}, 400, "run.runId"),
     ("non-UUID runId", json.dumps(run_event(run_id="42")).encode(), {}, 400, "run.runId"),
@@ -376,3 +377,16 @@ def test_openapi_documents_the_ingestion_routes(client: TestClient) -> None:
     paths = client.get("/openapi.json").json()["paths"]
     assert "post" in paths["/api/v1/lineage"]
     assert "post" in paths["/api/v1/lineage/batch"]
+
+
+def test_a_lone_surrogate_costs_only_its_own_event(client: TestClient) -> None:
+    good = run_event(job="beside_the_surrogate")
+    bad = run_event(job="surrogate")
+    body = json.dumps([good, bad]).replace('"surrogate"', '"sur\\ud800rogate"')
+    response = client.post("/api/v1/lineage/batch", content=body,
+                           headers={"Content-Type": "application/json"})
+    assert response.status_code == 200, response.text
+    summary = response.json()["summary"]
+    assert (summary["successful"], summary["failed"]) == (1, 1)
+    (failed,) = response.json()["failed_events"]
+    assert failed["index"] == 1 and failed["field"] == "job.name"

@@ -9,6 +9,7 @@ bomb is refused too), 400 for bad gzip or malformed JSON.
 
 from __future__ import annotations
 
+import json
 import zlib
 from typing import Any
 
@@ -104,14 +105,20 @@ def decode_json(body: bytes) -> Any:
     """Decode a strict JSON document, turning every decoding failure into a 400.
 
     pydantic-core's parser is about a third faster than ``json.loads`` on
-    OpenLineage events, and stricter where it matters: it refuses invalid
-    UTF-8, lone surrogate escapes (which no database can store) and, with
-    ``allow_inf_nan=False``, the non-JSON ``NaN``/``Infinity``. Nesting deeper
-    than 200 levels is refused too (no real event comes close).
+    OpenLineage events, and stricter: it refuses invalid UTF-8, lone surrogate
+    escapes, the non-JSON ``NaN``/``Infinity`` (with ``allow_inf_nan=False``)
+    and nesting deeper than 200 levels. A body it refuses is read again by
+    ``json.loads``, which takes the escapes, the non-finite numbers and deeper
+    nesting: then the event holding one is refused by the event check, with
+    its path, and the events beside it in a batch are still stored. Only what
+    neither decodes (invalid UTF-8, broken syntax) refuses the whole body.
     """
     if not body.strip():
         raise RequestError("request body is empty; expected JSON", field="body")
     try:
         return from_json(body, allow_inf_nan=False)
     except ValueError as exc:
-        raise RequestError(f"malformed JSON: {exc}", field="body") from None
+        try:
+            return json.loads(body)
+        except (ValueError, RecursionError):
+            raise RequestError(f"malformed JSON: {exc}", field="body") from None
