@@ -171,6 +171,17 @@ def test_ddl_lifecycle(spark, lineage, clean_tables):
     assert _symlink(drop["outputs"][0]) == (WAREHOUSE_URI, "default.hw_new", "TABLE")
 
 
+def test_drop_if_exists_reports_only_a_table_that_was_dropped(spark, lineage, clean_tables):
+    spark.sql("DROP TABLE IF EXISTS hw_new")
+    assert lineage.action_events() == []
+
+    spark.sql("CREATE TABLE hw_new (k INT) USING parquet")
+    spark.sql("DROP TABLE IF EXISTS hw_new")
+    drop = _last_complete(lineage.action_events())
+    assert _lifecycle(drop["outputs"][0]) == "DROP"
+    assert drop["outputs"][0]["name"] == f"{WAREHOUSE}/hw_new"
+
+
 def test_load_data(spark, lineage, clean_tables, tmp_path: Path):
     spark.sql("CREATE TABLE hw_hive2 (a INT, b STRING) ROW FORMAT DELIMITED FIELDS TERMINATED BY ',' STORED AS TEXTFILE")
     csv = tmp_path / "rows.csv"

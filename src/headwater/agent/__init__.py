@@ -55,10 +55,12 @@ class Agent:
         self._log_once: Any = None
         self._spark_context: Any = None
         self._tuner: Any = None
+        self._dropped: Any = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
     def _start(self, spark: Any, config: Any, emitter: Any) -> None:
+        from headwater.agent.catalog_events import DroppedTables
         from headwater.agent.listener import ActionListener, CaptureWorker, LogOnce
         from headwater.agent.py4j.connection import ConnectionTuner
         from headwater.agent.run_model import RunModel
@@ -78,6 +80,12 @@ class Agent:
         threads = getattr(metrics, "threads", None)
         if isinstance(threads, dict) and self._worker.native_id is not None:
             threads["capture"] = self._worker.native_id
+        try:
+            dropped = DroppedTables()
+            dropped.register(self._jsession)
+            self._dropped = dropped
+        except Exception as exc:  # every IF EXISTS drop is then reported
+            self._log_once("listening to the session catalog", exc)
         self._listener = ActionListener(
             self._jsession,
             gateway.jvm,
@@ -85,6 +93,7 @@ class Agent:
             self._log_once,
             capture_read_only=bool(getattr(config, "capture_read_only_actions", False)),
             record_seconds=record,
+            dropped=self._dropped,
         )
         self._jsession.listenerManager().register(self._listener)
         self._spark_context = spark.sparkContext
@@ -220,6 +229,8 @@ class Agent:
                 self._jsession.listenerManager().unregister(self._listener)
             except Exception:
                 logger.debug("listener already gone", exc_info=True)
+            if self._dropped is not None:
+                self._dropped.unregister()
             self._worker.stop(timeout)
             if error is None:
                 self._emit(self.model.application_event("COMPLETE"))

@@ -151,7 +151,12 @@ def _insert_dir_facts(node: Any) -> dict[str, Any]:
 def _resolved_identifier_facts(node: Any) -> dict[str, Any]:
     ident = node.identifier()
     namespace = list(ident.namespace())
-    return {"namespace": [str(n) for n in namespace], "table": str(ident.name())}
+    facts: dict[str, Any] = {"namespace": [str(n) for n in namespace], "table": str(ident.name())}
+    try:
+        facts["catalog"] = str(node.catalog().name())
+    except Exception:
+        logger.debug("no catalog name", exc_info=True)
+    return facts
 
 
 def _logical_rdd_facts(node: Any) -> dict[str, Any]:

@@ -169,11 +169,14 @@ class ActionListener:
         capture_read_only: bool = False,
         record_seconds: Callable[[float, float], None] | None = None,
         defer: bool = True,
+        dropped: Any = None,
     ) -> None:
         """``submit`` receives a :class:`PendingAction` (captured later with
         :meth:`capture_pending`) or, for DDL and when ``defer`` is false, a finished
         :class:`ActionCapture`. ``record_seconds`` gets the time each callback held
-        Spark's listener thread: wall seconds and that thread's CPU seconds."""
+        Spark's listener thread: wall seconds and that thread's CPU seconds.
+        ``dropped`` (a :class:`~headwater.agent.catalog_events.DroppedTables`) tells
+        whether a ``DROP TABLE IF EXISTS`` dropped anything."""
         self._jsession = jsession
         self._jvm = jvm
         self._submit = submit
@@ -181,6 +184,7 @@ class ActionListener:
         self._capture_read_only = capture_read_only
         self._record_seconds = record_seconds
         self._defer = defer
+        self._dropped = dropped
         self._catalog: CatalogLookup | None = None
         self._relations = RelationCache()
         self._relation_hashes = RelationHashes(jvm)
@@ -265,6 +269,8 @@ class ActionListener:
         resolved = None
         if plan.tree.cls == "DropTable" and plan.tree.children:
             resolved = plan.facts_for(plan.tree.children[0])
+        if self._dropped_nothing(plan.tree, resolved):
+            return None
         for database, table in table_idents(plan.tree, resolved):
             try:
                 facts = self._catalog_lookup().table(database, table)
@@ -285,6 +291,16 @@ class ActionListener:
             sql=self._sql_text(qe),
             error=error,
         )
+
+    def _dropped_nothing(self, root: Any, resolved: dict[str, Any] | None) -> bool:
+        """Whether ``root`` is a ``DROP TABLE IF EXISTS`` of a session-catalog table
+        that did not exist (see :mod:`.catalog_events`)."""
+        if self._dropped is None or root.cls not in ("DropTable", "DropTableCommand"):
+            return False
+        if not root.fields.get("ifExists") or (resolved or {}).get("catalog") not in (None, "spark_catalog"):
+            return False
+        idents = table_idents(root, resolved)
+        return bool(idents) and not self._dropped.take(*idents[-1])
 
     def _nested_insert(self, executed: dict[str, Any]) -> bool:
         """Whether the write ``executed`` describes runs nested in another execution;
