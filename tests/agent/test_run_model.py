@@ -105,3 +105,28 @@ def test_job_and_run_tags_when_configured() -> None:
     validate_event(event)
     assert event["job"]["facets"]["tags"]["tags"][1] == {"key": "key", "value": "value", "source": "CONFIG"}
     assert event["run"]["facets"]["tags"]["tags"] == [{"key": "set", "value": "up", "source": "SERVICE"}]
+
+
+def test_spark_properties_facet_carries_exactly_the_captured_properties_that_are_set() -> None:
+    conf = {"spark.openlineage.capturedProperties": "[spark.master;spark.executor.memory;spark.missing]"}
+    session = {"spark.master": "local[2]", "spark.app.name": "app", "spark.executor.memory": "2g"}
+    model = RunModel(AgentConfig.from_sources(conf, {}), "app", "4.0.1", "0.1.0", session)
+    for event in (model.application_event("START"), _action_run(model)):
+        validate_event(event)
+        facet = event["run"]["facets"]["spark_properties"]
+        assert facet["properties"] == {"spark.master": "local[2]", "spark.executor.memory": "2g"}
+
+    default = RunModel(AgentConfig.from_sources({}, {}), "app", "4.0.1", "0.1.0", session)
+    facet = default.application_event("START")["run"]["facets"]["spark_properties"]
+    assert facet["properties"] == {"spark.master": "local[2]", "spark.app.name": "app"}
+
+    off = {**conf, "spark.openlineage.facets.spark_properties.disabled": "true"}
+    disabled = RunModel(AgentConfig.from_sources(off, {}), "app", "4.0.1", "0.1.0", session)
+    assert "spark_properties" not in disabled.application_event("START")["run"]["facets"]
+    assert "spark_properties" not in disabled.action_run_facets()
+
+
+def _action_run(model: RunModel) -> dict:
+    event = model.application_event("START")
+    event["run"]["facets"] = model.action_run_facets()
+    return event

@@ -38,6 +38,9 @@ def test_attach_is_idempotent_and_close_ends_it(spark, lineage) -> None:
     events = lineage.events()
     app = [e for e in events if e["job"]["name"] == lineage.agent.model.app_name]
     assert [e["eventType"] for e in app] == ["START"]
+    # spark.openlineage.capturedProperties defaults to the master and the app name.
+    properties = app[0]["run"]["facets"]["spark_properties"]["properties"]
+    assert properties == {"spark.master": "local[2]", "spark.app.name": "headwater agent tests"}
     lineage.close()
     app = [e for e in lineage.events() if e["job"]["name"] == lineage.agent.model.app_name]
     assert [e["eventType"] for e in app] == ["START", "COMPLETE"]

@@ -64,14 +64,15 @@ class Agent:
         from headwater.agent.listener import ActionListener, CaptureWorker, LogOnce
         from headwater.agent.py4j.connection import ConnectionTuner
         from headwater.agent.run_model import RunModel
-        from headwater.agent.session import session_context
+        from headwater.agent.session import session_context, spark_properties
 
         self.config = config
         self.emitter = emitter
         self._jsession = java_session(spark)
         self._log_once = LogOnce()
         self._context = session_context(spark)
-        self.model = RunModel(config, spark.sparkContext.appName, spark.version, __version__)
+        captured = spark_properties(spark, getattr(config, "captured_properties", ()) or ())
+        self.model = RunModel(config, spark.sparkContext.appName, spark.version, __version__, captured)
         self._worker = CaptureWorker(self._handle, self._log_once)
         metrics = getattr(emitter, "metrics", None)
         record = getattr(metrics, "record_capture", None)

@@ -14,7 +14,7 @@ from headwater import naming
 from headwater.agent.columns import column_lineage
 from headwater.agent.capture import PlanCapture
 from headwater.agent.rdds import RddSavePhase, save_facts
-from headwater.agent.run_model import RunModel, iso_time, uuid7
+from headwater.agent.run_model import RUN_FACET_SCHEMA, RunModel, iso_time, uuid7
 from headwater.agent.visitors import VisitContext, visit_plan
 from headwater.agent.visitors.base import CapturedDataset, Visited
 from headwater.events import facets as F
@@ -168,7 +168,6 @@ def action_events(
 
 
 _KNOWN_LEAVES = frozenset({"LogicalRelation", "HiveTableRelation", "LogicalRDD", "InMemoryRelation"})
-_RUN_FACET_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet"
 
 
 def _plan_facets(capture: ActionCapture, model: RunModel) -> dict[str, Any]:
@@ -177,7 +176,7 @@ def _plan_facets(capture: ActionCapture, model: RunModel) -> dict[str, Any]:
     if model.enabled("spark.logicalPlan") and "root" in capture.plan.raw:
         facets["spark.logicalPlan"] = {
             "_producer": PRODUCER,
-            "_schemaURL": _RUN_FACET_SCHEMA,
+            "_schemaURL": RUN_FACET_SCHEMA,
             "plan": capture.plan.raw["root"],
         }
     if model.enabled("spark_unknown"):
@@ -198,7 +197,7 @@ def _plan_facets(capture: ActionCapture, model: RunModel) -> dict[str, Any]:
         if unknown:
             facets["spark_unknown"] = {
                 "_producer": PRODUCER,
-                "_schemaURL": _RUN_FACET_SCHEMA,
+                "_schemaURL": RUN_FACET_SCHEMA,
                 "inputs": unknown,
             }
     return facets

@@ -7,6 +7,9 @@
 * Each action is a child run whose ``parent`` is the application run, and whose
   ``root`` is the configured root parent (or, failing that, the configured
   parent, or the application run itself).
+* Every run carries the ``spark_properties`` facet: the Spark properties named
+  by ``spark.openlineage.capturedProperties`` that are set, as the listener
+  reports them.
 * Action job names are ``{app}.{node}.{output}`` as the listener forms them:
   the normalised application name, the normalised name of the executed plan's
   root node (``execute_insert_into_hadoop_fs_relation_command``), and the last
@@ -18,6 +21,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -25,7 +29,11 @@ from typing import Any
 from headwater import naming
 from headwater.events import facets as F
 
-__all__ = ["RunModel", "iso_time", "uuid7"]
+__all__ = ["RUN_FACET_SCHEMA", "RunModel", "iso_time", "uuid7"]
+
+#: The schema URL of the listener's own run facets (``spark_properties``,
+#: ``spark.logicalPlan``, ``spark_unknown``): the spec's base run facet.
+RUN_FACET_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet"
 
 
 def uuid7(unix_ms: int | None = None) -> str:
@@ -62,13 +70,20 @@ class RunModel:
         spark_app_name: str,
         spark_version: str,
         adapter_version: str,
+        spark_properties: Mapping[str, str] | None = None,
     ) -> None:
+        """``spark_properties`` are the session's values of the captured properties."""
         self.config = config
         self.namespace: str = config.namespace
         self.app_name = naming.normalize_job_name(config.app_name or spark_app_name or "spark")
         self.app_run_id: str = config.application_run_id or uuid7()
         self.spark_version = spark_version
         self.adapter_version = adapter_version
+        captured = tuple(getattr(config, "captured_properties", ()) or ())
+        # Only the listed properties, and only those that are set, as the listener.
+        self.spark_properties = {
+            key: str(spark_properties[key]) for key in captured if key in (spark_properties or {})
+        }
         self._parent = _ref(
             config.parent_job_namespace, config.parent_job_name, config.parent_run_id
         )
@@ -130,6 +145,12 @@ class RunModel:
             facets["processing_engine"] = F.processing_engine_facet(
                 self.spark_version, self.adapter_version
             )
+        if self.spark_properties and self.enabled("spark_properties"):
+            facets["spark_properties"] = {
+                "_producer": F.PRODUCER,
+                "_schemaURL": RUN_FACET_SCHEMA,
+                "properties": dict(self.spark_properties),
+            }
         # spark.openlineage.run.tags, when the configuration carries them as
         # (key, value, source) triples.
         run_tags = tuple(getattr(self.config, "run_tags", ()) or ())

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from headwater.agent.py4j.handles import java_context
 
-__all__ = ["metastore_namespace", "session_context"]
+__all__ = ["metastore_namespace", "session_context", "spark_properties"]
 
 logger = logging.getLogger(__name__)
 
@@ -66,3 +66,20 @@ def session_context(spark: Any) -> dict[str, Any]:
         "catalog_impl": catalog_impl,
         "table_namespace": table_namespace or (warehouse.rstrip("/") if warehouse else None),
     }
+
+
+def spark_properties(spark: Any, keys: Any) -> dict[str, str]:
+    """The values of the properties ``keys`` that are set: the session's runtime
+    configuration over the SparkConf, as the session itself resolves them."""
+    values: dict[str, str] = {}
+    for key in keys:
+        try:
+            value = spark.conf.get(key, None)
+            if value is None:
+                value = spark.sparkContext.getConf().get(key, None)
+        except Exception:
+            logger.debug("property %s not readable", key, exc_info=True)
+            continue
+        if value is not None:
+            values[key] = str(value)
+    return values
