@@ -130,3 +130,22 @@ def _action_run(model: RunModel) -> dict:
     event = model.application_event("START")
     event["run"]["facets"] = model.action_run_facets()
     return event
+
+
+def test_parent_from_the_variables_the_emr_and_airflow_guides_export() -> None:
+    env = {
+        "OPENLINEAGE_PARENT_JOB_NAMESPACE": "airflow",
+        "OPENLINEAGE_PARENT_JOB_NAME": "dag.task",
+        "OPENLINEAGE_PARENT_RUN_ID": PARENT,
+        # The one-variable form loses to the per-part variables.
+        "OPENLINEAGE_PARENT_ID": f"other/job/{ROOT}",
+    }
+    event = _model(env=env).application_event("START")
+    validate_event(event)
+    parent = event["run"]["facets"]["parent"]
+    assert (parent["job"], parent["run"]) == ({"namespace": "airflow", "name": "dag.task"}, {"runId": PARENT})
+
+    # Configuration keys win over the environment, as for every other setting.
+    conf = {"spark.openlineage.parentJobName": "explicit", "spark.openlineage.parentRunId": ROOT}
+    parent = _model(conf, env).application_event("START")["run"]["facets"]["parent"]
+    assert (parent["job"], parent["run"]) == ({"namespace": "airflow", "name": "explicit"}, {"runId": ROOT})

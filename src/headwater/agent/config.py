@@ -8,7 +8,9 @@ turns them into one frozen :class:`AgentConfig`. Precedence, as the listener's:
    then the listener's ``openlineage.yml`` (``OPENLINEAGE_CONFIG``);
 2. then ``OPENLINEAGE__<PATH>`` variables (``OPENLINEAGE__TRANSPORT__TYPE=http`` is
    ``transport.type``), then the short ``OPENLINEAGE_URL`` / ``_ENDPOINT`` /
-   ``_API_KEY`` / ``_NAMESPACE`` / ``_PARENT_ID`` / ``_ROOT_PARENT_ID`` variables;
+   ``_API_KEY`` / ``_NAMESPACE`` / ``_PARENT_ID`` / ``_ROOT_PARENT_ID`` variables
+   (the parent also from ``_PARENT_JOB_NAMESPACE`` / ``_PARENT_JOB_NAME`` /
+   ``_PARENT_RUN_ID``, which win over ``_PARENT_ID``);
 3. then the listener's defaults (namespace ``default``, console transport,
    facets ``spark_unknown``, ``spark.logicalPlan`` and ``debug`` disabled).
 
@@ -110,6 +112,9 @@ ENV_VARS: tuple[str, ...] = (
     "OPENLINEAGE_API_KEY",
     "OPENLINEAGE_NAMESPACE",
     "OPENLINEAGE_PARENT_ID",
+    "OPENLINEAGE_PARENT_JOB_NAMESPACE",
+    "OPENLINEAGE_PARENT_JOB_NAME",
+    "OPENLINEAGE_PARENT_RUN_ID",
     "OPENLINEAGE_ROOT_PARENT_ID",
     "OPENLINEAGE__<PATH>",
     "OPENLINEAGE_CONFIG",
@@ -363,6 +368,10 @@ class AgentConfig:
         parent_ns, parent_job, parent_run = _split_parent_id(
             env.get("OPENLINEAGE_PARENT_ID"), "OPENLINEAGE_PARENT_ID"
         )
+        # The variables the EMR and Airflow guides have users export, one per part.
+        parent_ns = env.get("OPENLINEAGE_PARENT_JOB_NAMESPACE") or parent_ns
+        parent_job = env.get("OPENLINEAGE_PARENT_JOB_NAME") or parent_job
+        parent_run = env.get("OPENLINEAGE_PARENT_RUN_ID") or parent_run
         root_ns, root_job, root_run = _split_parent_id(
             env.get("OPENLINEAGE_ROOT_PARENT_ID"), "OPENLINEAGE_ROOT_PARENT_ID"
         )

@@ -3,7 +3,7 @@
 * The application run starts when the agent attaches and ends (COMPLETE, or
   FAIL when the interpreter exits on an exception) when it closes. Its job is
   the normalised application name; its ``parent`` facet is the orchestrator
-  parent configured with ``spark.openlineage.parent*`` / ``OPENLINEAGE_PARENT_ID``.
+  parent configured with ``spark.openlineage.parent*`` / ``OPENLINEAGE_PARENT_*``.
 * Each action is a child run whose ``parent`` is the application run, and whose
   ``root`` is the configured root parent (or, failing that, the configured
   parent, or the application run itself).
