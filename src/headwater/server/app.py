@@ -90,6 +90,7 @@ def _include_routes(app: FastAPI) -> None:
         deletes,
         events,
         graph_v2,
+        impact,
         jobs,
         legacy_writes,
         lineage_read,
@@ -107,6 +108,7 @@ def _include_routes(app: FastAPI) -> None:
     app.include_router(runs.router)
     app.include_router(lineage_read.router)
     app.include_router(graph_v2.router)
+    app.include_router(impact.router)
     app.include_router(search.router)
     app.include_router(tags.router)
     app.include_router(events.router)

@@ -353,14 +353,24 @@ class RunLineage:
 
 
 class ColumnLineage:
-    """Column edges between ``datasetField`` nodes, with their job and transformations."""
+    """Column edges between ``datasetField`` nodes, with their job and transformations.
+
+    With ``dataset_level``, a downstream walk also meets the ``columnLineage`` facet's
+    dataset-level entries, as edges from the field to the target's ``dataset`` node:
+    such an entry affects every field of its target (the impact walk fans it out).
+    """
 
     def __init__(
-        self, conn: sa.Connection, as_of: datetime | None = None, hidden: HiddenNodes | None = None
+        self,
+        conn: sa.Connection,
+        as_of: datetime | None = None,
+        hidden: HiddenNodes | None = None,
+        dataset_level: bool = False,
     ) -> None:
         self.conn = conn
         self.as_of = as_of
         self.hidden = hidden or HiddenNodes(conn)
+        self.dataset_level = dataset_level
 
     def fields_of(self, dataset_node_ids: Collection[str]) -> list[str]:
         keys = [(n.namespace, n.name) for n in _parse_all(dataset_node_ids)]
@@ -380,7 +390,8 @@ class ColumnLineage:
     def edges_from(self, node_ids: Collection[str], direction: Direction) -> list[Edge]:
         fields = [n for n in _parse_all(node_ids) if n.type is NodeType.DATASET_FIELD]
         upstream = direction is Direction.UPSTREAM
-        statement = _COLUMN_STATEMENTS[(upstream, self.as_of is not None)]
+        dataset_level = self.dataset_level and not upstream
+        statement = _COLUMN_STATEMENTS[(upstream, self.as_of is not None, dataset_level)]
         params = {} if self.as_of is None else {"as_of": naive(self.as_of)}
         by_namespace: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for f in fields:
@@ -409,7 +420,11 @@ class ColumnLineage:
                     job_namespace,
                 ) in statement.rows(self.conn, values):
                     near = f"datasetField:{namespace}:{near_name}:{near_field}"
-                    other = f"datasetField:{far_namespace}:{far_name}:{far_field}"
+                    other = (
+                        f"datasetField:{far_namespace}:{far_name}:{far_field}"
+                        if far_field
+                        else f"dataset:{far_namespace}:{far_name}"
+                    )
                     via = f"job:{job_namespace}:{job_name}" if job_name else None
                     up, down = (other, near) if upstream else (near, other)
                     grouped[(up, down, via)].append(
@@ -423,8 +438,9 @@ class ColumnLineage:
         )
 
 
-def _column_statement(upstream: bool, until: bool) -> sa.Select[Any]:
-    """Column edges next to fields ``names`` x ``fields`` of datasets in ``namespace``."""
+def _column_statement(upstream: bool, until: bool, dataset_level: bool) -> sa.Select[Any]:
+    """Column edges next to fields ``names`` x ``fields`` of datasets in ``namespace``;
+    with ``dataset_level`` (downstream only) also the dataset-level entries."""
     cl = t.column_lineage
     near_ds, near_field, far_ds, far_field = (
         (cl.c.target_dataset_id, cl.c.target_field, cl.c.source_dataset_id, cl.c.source_field)
@@ -462,18 +478,22 @@ def _column_statement(upstream: bool, until: bool) -> sa.Select[Any]:
             # then cut to the asked pairs before anything else is joined (most of
             # the cross product is not asked for: 3 rows in 4 at full scale).
             sa.tuple_(near.c.name, near_field).in_(sa.bindparam("pairs", expanding=True)),
-            # Dataset-level entries (no target field) are not column edges.
-            cl.c.target_field != "",
         )
     )
+    if not dataset_level:
+        # Dataset-level entries (no target field) are not column edges.
+        query = query.where(cl.c.target_field != "")
     if until:
         query = query.where(cl.c.created_at <= sa.bindparam("as_of"))
     return query
 
 
-# Built once: (upstream?, as of a time?) -> statement.
+# Built once: (upstream?, as of a time?, with dataset-level entries?) -> statement.
 _COLUMN_STATEMENTS = {
-    (upstream, until): ListSelect(_column_statement(upstream, until))
+    (upstream, until, dataset_level): ListSelect(
+        _column_statement(upstream, until, dataset_level)
+    )
     for upstream in (True, False)
     for until in (True, False)
+    for dataset_level in ((False,) if upstream else (False, True))
 }
