@@ -97,3 +97,12 @@ def test_times_at_the_ends_of_utc_are_answered(retail: TestClient) -> None:
     response = retail.get("/api/v1/events/lineage", params=params)
     assert response.status_code == 200, response.text
     assert response.json()["totalCount"] == len(events())
+
+
+def test_a_path_name_longer_than_any_stored_name_is_a_400(client: TestClient) -> None:
+    long_name = "n" * 1025
+    response = client.put(f"/api/v1/namespaces/{long_name}", json={"ownerName": "me"})
+    assert response.status_code == 400, response.text
+    assert response.json()["field"] == "path.namespace"
+    fits = "\u00e9" * 512  # 1,024 bytes
+    assert client.put(f"/api/v1/namespaces/{fits}", json={"ownerName": "me"}).status_code == 200

@@ -16,6 +16,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from sqlalchemy.exc import SQLAlchemyError
 
 from headwater.errors import StoreError
+from headwater.events.parse import MAX_NAME_BYTES
 from headwater.graph.model import NodeId, NodeType
 from headwater.server.handlers import RequestError
 from headwater.server.openapi import error_responses
@@ -34,7 +35,7 @@ __all__ = [
     "parse_node_id",
     "parse_time",
     "read_router",
-    "refuse_nul_parameters",
+    "refuse_unstorable_parameters",
     "time_query",
 ]
 
@@ -73,17 +74,23 @@ def read_router() -> APIRouter:
     """A router for the read API whose path parameters may hold encoded slashes.
 
     Every route on it reads or writes the database, so each may answer 503; none
-    takes a parameter holding a NUL character (400).
+    takes a parameter no store could hold (400): a NUL character, or a path
+    parameter longer than any stored name.
     """
     return APIRouter(
         route_class=EncodedPathRoute,
-        dependencies=[Depends(refuse_nul_parameters)],
+        dependencies=[Depends(refuse_unstorable_parameters)],
         responses=error_responses(503),
     )
 
 
-async def refuse_nul_parameters(request: Request) -> None:
-    """A path or query parameter holding a NUL character is a 400 naming it."""
+async def refuse_unstorable_parameters(request: Request) -> None:
+    """A parameter holding a NUL character, or a path parameter (a name) longer than
+    :data:`~headwater.events.parse.MAX_NAME_BYTES` UTF-8 bytes, is a 400 naming it.
+
+    Names are bounded as the event check bounds them, so a write through the
+    Marquez API never reaches a database index with a key it cannot hold.
+    """
     for where, items in (
         ("path", request.path_params.items()),
         ("query", request.query_params.multi_items()),
@@ -93,6 +100,10 @@ async def refuse_nul_parameters(request: Request) -> None:
                 raise RequestError(
                     f"{name} must not contain a NUL character", field=f"{where}.{name}"
                 )
+            if where == "path" and isinstance(value, str) and \
+                    len(value.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
+                raise RequestError(f"{name} is longer than {MAX_NAME_BYTES} bytes",
+                                   field=f"{where}.{name}")
 
 
 def holds_nul(value: Any) -> bool:
