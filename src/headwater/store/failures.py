@@ -25,10 +25,11 @@ __all__ = ["is_conflict", "is_unavailable"]
 # SQLSTATE classes and codes that say nothing about the data written:
 # 08 connection exception, 53 insufficient resources (disk full, out of memory,
 # too many connections), 57 operator intervention (shutdown, cannot connect
-# now, query cancelled), 58 system error (I/O), 55P03 lock not available,
-# XX internal error.
+# now, query cancelled), 58 system error (I/O), XX internal error.
 _PG_UNAVAILABLE_CLASSES = ("08", "53", "57", "58", "XX")
-_PG_UNAVAILABLE_CODES = frozenset({"55P03", "55006"})
+# 55P03 lock not available, 55006 object in use, 42P01 undefined table (the
+# schema is gone: the database was replaced or dropped under the server).
+_PG_UNAVAILABLE_CODES = frozenset({"55P03", "55006", "42P01"})
 # 40001 serialization failure, 40P01 deadlock detected.
 _PG_CONFLICT_CODES = frozenset({"40001", "40P01"})
 
@@ -58,7 +59,8 @@ def is_unavailable(exc: BaseException) -> bool:
         return driver.__class__.__name__ in ("OperationalError", "InterfaceError")
     name = getattr(driver, "sqlite_errorname", None)
     if isinstance(name, str):
-        return name.startswith(_SQLITE_UNAVAILABLE)
+        # SQLITE_ERROR is generic; "no such table" means the file is not the store.
+        return name.startswith(_SQLITE_UNAVAILABLE) or "no such table" in str(driver)
     return False
 
 
