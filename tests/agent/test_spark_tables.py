@@ -182,6 +182,28 @@ def test_drop_if_exists_reports_only_a_table_that_was_dropped(spark, lineage, cl
     assert drop["outputs"][0]["name"] == f"{WAREHOUSE}/hw_new"
 
 
+def test_job_type_and_dataset_type(spark, lineage, clean_tables, tmp_path: Path):
+    spark.createDataFrame([(1, "a")], ["k", "v"]).write.saveAsTable("hw_t1")
+    spark.table("hw_t1").write.parquet(str(tmp_path / "out"))
+    spark.read.parquet(str(tmp_path / "out")).write.saveAsTable("hw_t2")
+    events = lineage.action_events()
+    for event in events:
+        assert event["job"]["facets"]["jobType"] == {
+            "_producer": event["job"]["facets"]["jobType"]["_producer"],
+            "_schemaURL": "https://openlineage.io/spec/facets/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
+            "processingType": "BATCH",
+            "integration": "SPARK",
+            "jobType": "SQL_JOB",
+        }
+    to_file, to_table = [e for e in events if e["eventType"] == "COMPLETE"][-2:]
+
+    def types(datasets: list[dict[str, Any]]) -> list[str]:
+        return [d["facets"]["datasetType"]["datasetType"] for d in datasets]
+
+    assert (types(to_file["inputs"]), types(to_file["outputs"])) == (["TABLE"], ["FILE"])
+    assert (types(to_table["inputs"]), types(to_table["outputs"])) == (["FILE"], ["TABLE"])
+
+
 def test_load_data(spark, lineage, clean_tables, tmp_path: Path):
     spark.sql("CREATE TABLE hw_hive2 (a INT, b STRING) ROW FORMAT DELIMITED FIELDS TERMINATED BY ',' STORED AS TEXTFILE")
     csv = tmp_path / "rows.csv"

@@ -133,7 +133,7 @@ def action_events(
     job = {
         "namespace": model.namespace,
         "name": job_name,
-        "facets": model.job_facets("JOB", capture.sql),
+        "facets": model.job_facets("SQL_JOB", capture.sql),
     }
 
     def event(event_type: str, when: float, extra_run: dict[str, Any], with_stats: bool) -> dict:

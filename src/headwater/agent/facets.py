@@ -1,7 +1,7 @@
 """Captured datasets -> OpenLineage dataset JSON with their facets.
 
-Which facets: ``schema`` (nested fields), ``dataSource``, ``symlinks`` and
-``catalog`` for catalog tables, ``lifecycleStateChange`` for DDL and overwrites,
+Which facets: ``schema`` (nested fields), ``dataSource``, ``datasetType``
+(TABLE, FILE or TOPIC), ``symlinks`` and ``catalog`` for catalog tables, ``lifecycleStateChange`` for DDL and overwrites,
 ``columnLineage`` on outputs, ``outputStatistics`` from Spark's write metrics.
 Facets the configuration disables (``spark.openlineage.facets.<name>.disabled``)
 are left out here, in one place.
@@ -14,16 +14,41 @@ from typing import Any
 
 from headwater.agent.visitors import CapturedDataset
 from headwater.events import facets as F
+from headwater.events.model import PRODUCER
 
-__all__ = ["input_dataset_json", "output_dataset_json"]
+__all__ = ["dataset_type", "input_dataset_json", "output_dataset_json"]
 
 Enabled = Callable[[str], bool]
+
+_DATASET_TYPE_SCHEMA = (
+    "https://openlineage.io/spec/facets/1-0-1/DatasetTypeDatasetFacet.json#/$defs/DatasetTypeDatasetFacet"
+)
+#: Namespace schemes of file systems and object stores: their datasets are files.
+_FILE_SCHEMES = frozenset(
+    {"file", "s3", "gs", "hdfs", "abfs", "abfss", "wasb", "wasbs", "adl", "dbfs", "viewfs", "oss", "cos"}
+)
+
+
+def dataset_type(ds: CapturedDataset) -> str:
+    """TABLE for catalog and database tables, FILE for paths, TOPIC for Kafka topics."""
+    if ds.is_table:
+        return "TABLE"
+    scheme = ds.namespace.split("://", 1)[0].lower()
+    if scheme == "kafka":
+        return "TOPIC"
+    return "FILE" if scheme in _FILE_SCHEMES else "TABLE"
 
 
 def _common(ds: CapturedDataset, enabled: Enabled, catalog: Mapping[str, Any] | None) -> dict[str, Any]:
     facets: dict[str, Any] = {}
     if enabled("dataSource"):
         facets["dataSource"] = F.data_source_facet(ds.namespace)
+    if enabled("datasetType"):
+        facets["datasetType"] = {
+            "_producer": PRODUCER,
+            "_schemaURL": _DATASET_TYPE_SCHEMA,
+            "datasetType": dataset_type(ds),
+        }
     if ds.fields and enabled("schema"):
         facets["schema"] = F.schema_facet(ds.fields)
     if ds.symlinks and enabled("symlinks"):
