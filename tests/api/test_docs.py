@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from headwater.cli.impact import impact
 from headwater.cli.lineage import lineage
 from headwater.cli.search import search
 from headwater.server.routes import (
@@ -14,6 +15,7 @@ from headwater.server.routes import (
     deletes,
     events,
     graph_v2,
+    impact as impact_routes,
     jobs,
     legacy_writes,
     lineage_read,
@@ -34,7 +36,8 @@ def _normalise(path: str) -> str:
 ROUTES = [
     (method, route.path)
     for module in (
-        namespaces, datasets, jobs, runs, lineage_read, graph_v2, search_routes, tag_routes, events,
+        namespaces, datasets, jobs, runs, lineage_read, graph_v2, impact_routes, search_routes,
+        tag_routes, events,
         legacy_writes, run_writes, deletes,
     )
     for route in module.router.routes
@@ -47,7 +50,7 @@ def test_every_route_is_documented(method: str, path: str) -> None:
     assert _normalise(path) in _normalise(DOCS), f"{method} {path} is not in docs/api.md"
 
 
-@pytest.mark.parametrize("command", [lineage, search])
+@pytest.mark.parametrize("command", [impact, lineage, search])
 def test_every_cli_option_is_documented(command) -> None:  # type: ignore[no-untyped-def]
     for param in command.params:
         for option in getattr(param, "opts", []):

@@ -238,3 +238,15 @@ def test_unknown_start_is_404(retail: TestClient) -> None:
     response = retail.get("/api/v2/impact", params={"nodeId": ds("nowhere")})
     assert response.status_code == 404
     assert "nowhere" in response.json()["error"]
+
+
+def test_a_pinned_version_answers_as_of_its_time(flagged: TestClient) -> None:
+    versions = flagged.get(f"/api/v1/namespaces/{NS}/datasets/silver.customers/versions").json()
+    # The day-1 version of silver.customers: the flag_orders edges came two days later.
+    day_1 = min(versions["versions"], key=lambda v: v["createdAt"])["version"]
+    node = col("silver.customers", "customer_id")
+    body = _impact(flagged, f"{node}#{day_1}")
+    assert body["nodes"] == []
+    assert body["asOf"] is not None
+    missing = flagged.get("/api/v2/impact", params={"nodeId": f"{node}#nope"})
+    assert missing.status_code == 404

@@ -19,6 +19,7 @@ __all__ = ["main"]
 
 _COMMANDS: dict[str, str] = {
     "demo": "headwater.demo.command:demo",
+    "impact": "headwater.cli.impact:impact",
     "ingest": "headwater.cli.ingest:ingest",
     "instrument": "headwater.cli.instrument:instrument",
     "lineage": "headwater.cli.lineage:lineage",

@@ -1,4 +1,4 @@
-"""Where ``headwater lineage`` and ``headwater search`` send their questions.
+"""Where ``headwater lineage``, ``impact`` and ``search`` send their questions.
 
 Either a running server (``--url``, the default ``http://127.0.0.1:5000``), over its
 HTTP API, or a database directly (``--db``), through the same code the server runs,
@@ -65,6 +65,33 @@ class Target:
             params["asOf"] = as_of
         return self._get("/api/v2/lineage", params)
 
+    def impact(
+        self,
+        node_id: str,
+        depth: int,
+        as_of: str | None,
+        edges: str,
+        namespaces: tuple[str, ...],
+        jobs: tuple[str, ...],
+        max_nodes: int,
+    ) -> dict[str, Any]:
+        """The ``/api/v2/impact`` JSON answer for these parameters."""
+        if self.db_url:
+            return self._on_db(
+                _impact, node_id, depth, as_of, edges, namespaces, jobs, max_nodes
+            )
+        params: dict[str, Any] = {
+            "nodeId": node_id,
+            "depth": depth,
+            "edges": edges,
+            "maxNodes": max_nodes,
+            "namespace": list(namespaces),
+            "job": list(jobs),
+        }
+        if as_of:
+            params["asOf"] = as_of
+        return self._get("/api/v2/impact", params)
+
     def search(self, text: str, kind: str | None, limit: int) -> dict[str, Any]:
         """The ``/api/v1/search`` answer for these parameters."""
         if self.db_url:
@@ -117,6 +144,27 @@ def _directed(
     answer = directed_lineage(conn, node_id, walk, depth, when, max_nodes)
     # Through the server's response model, so --db prints exactly what the API sends.
     body: dict[str, Any] = V2Graph.model_validate(answer).model_dump(mode="json")
+    return body
+
+
+def _impact(
+    conn: Any,
+    node_id: str,
+    depth: int,
+    as_of: str | None,
+    edges: str,
+    namespaces: tuple[str, ...],
+    jobs: tuple[str, ...],
+    max_nodes: int,
+) -> dict[str, Any]:
+    from headwater.server.routes.impact import ImpactResponse, impact_answer, impact_filter
+    from headwater.server.routes.reading import parse_time
+
+    when: datetime | None = parse_time(as_of, "as-of")
+    filters = impact_filter(edges, namespaces, jobs, "--job")
+    answer = impact_answer(conn, node_id, depth, when, filters, max_nodes)
+    # Through the server's response model, so --db prints exactly what the API sends.
+    body: dict[str, Any] = ImpactResponse.model_validate(answer).model_dump(mode="json")
     return body
 
 

@@ -31,16 +31,19 @@ of every type; the answer says ``truncated=True`` when it cut anything.
 
 from __future__ import annotations
 
+import csv
 import enum
+import io
 from collections import defaultdict
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from headwater.graph.model import Direction, Edge, NodeId, NodeType
 from headwater.graph.traverse import NeighbourSource
 
 __all__ = [
+    "CSV_COLUMNS",
     "Hop",
     "Impact",
     "ImpactAnswer",
@@ -49,7 +52,11 @@ __all__ = [
     "ImpactedNode",
     "edge_impact",
     "impact",
+    "to_csv",
 ]
+
+#: The columns of the CSV form of an answer, one row per impacted node.
+CSV_COLUMNS = ("id", "type", "depth", "impact", "path", "edges")
 
 
 class Impact(enum.Enum):
@@ -362,3 +369,20 @@ def _table_hops(came_from: dict[str, str | None], node_id: str) -> tuple[Hop, ..
     if len(ids) % 2 == 0:
         hops.append(Hop(ids[-2], ids[-1], None, Impact.DIRECT))
     return tuple(hops)
+
+
+def to_csv(answer: Mapping[str, Any]) -> str:
+    """The CSV form of an ``/api/v2/impact`` JSON answer: one row per impacted node, its
+    path's ids joined by ``" > "`` and the kind of each edge on it joined likewise.
+
+    It reads the JSON form so that the server and a CLI talking to it write the same rows.
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for node in answer["nodes"]:
+        kinds = " > ".join(hop["impact"] for hop in node["hops"])
+        writer.writerow(
+            [node["id"], node["type"], node["depth"], node["impact"], " > ".join(node["path"]), kinds]
+        )
+    return out.getvalue()

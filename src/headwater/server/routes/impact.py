@@ -10,17 +10,15 @@ answers one row per impacted node, its path joined.
 
 from __future__ import annotations
 
-import csv
-import io
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-import sqlalchemy as sa
 from fastapi import Query
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict
 
-from headwater.graph.impact import Impact, ImpactFilter, impact
+from headwater.graph.impact import CSV_COLUMNS, Impact, ImpactFilter, impact, to_csv
 from headwater.graph.model import NodeType
 from headwater.server.deps import StoreDep
 from headwater.server.handlers import RequestError
@@ -37,7 +35,7 @@ from headwater.store.reads.lineage import ColumnLineage, TableLineage
 from headwater.store.reads.nodes import pinned_version, require_node
 from headwater.store.reads.visibility import HiddenNodes
 
-__all__ = ["CSV_COLUMNS", "ImpactResponse", "impact_answer", "router", "to_csv"]
+__all__ = ["ImpactResponse", "impact_answer", "impact_filter", "router"]
 
 router = read_router()
 
@@ -47,8 +45,6 @@ _KINDS = {
     "indirect": frozenset({Impact.INDIRECT}),
     "all": frozenset(Impact),
 }
-#: The columns of ``format=csv``, one row per impacted node.
-CSV_COLUMNS = ("id", "type", "depth", "impact", "path", "edges")
 
 
 class _Model(BaseModel):
@@ -134,12 +130,7 @@ def get_impact(
 ) -> Any:
     """What a change to ``nodeId`` (a dataset or a column) breaks downstream."""
     as_of = parse_time(asOf, "asOf")
-    jobs = None
-    if job:
-        jobs = frozenset(str(parse_node_id(j, "job", (NodeType.JOB,))) for j in job)
-    filters = ImpactFilter(
-        frozenset(namespace) if namespace else None, jobs, _KINDS[edges]
-    )
+    filters = impact_filter(edges, namespace or (), job or ())
     with connection(store) as conn:
         answer = impact_answer(conn, nodeId, depth, as_of, filters, maxNodes)
     if format == "csv":
@@ -147,15 +138,25 @@ def get_impact(
     return answer
 
 
+def impact_filter(
+    edges: str, namespaces: Sequence[str], jobs: Sequence[str], job_field: str = "job"
+) -> ImpactFilter:
+    """The walk's filter from the request's ``edges``, ``namespace`` and ``job`` values
+    (a malformed job id is a 400 naming ``job_field``)."""
+    only_jobs = frozenset(str(parse_node_id(j, job_field, (NodeType.JOB,))) for j in jobs)
+    return ImpactFilter(frozenset(namespaces) or None, only_jobs or None, _KINDS[edges])
+
+
 def impact_answer(
-    conn: sa.Connection,
+    conn: Any,
     node_id: str,
     depth: int,
     as_of: datetime | None,
     filters: ImpactFilter,
     max_nodes: int,
 ) -> dict[str, Any]:
-    """The ``/api/v2/impact`` answer, computed on an open connection (also used by the CLI)."""
+    """The ``/api/v2/impact`` answer, computed on an open database connection (also
+    used by the CLI); the connection is handed to the store's readers untouched."""
     node = parse_node_id(node_id, allowed=_STARTS)
     hidden = HiddenNodes(conn)
     require_node(conn, node, hidden)
@@ -198,17 +199,3 @@ def impact_answer(
         ],
         "summary": result.summary(),
     }
-
-
-def to_csv(answer: dict[str, Any]) -> str:
-    """One row per impacted node: its path's ids joined by ``" > "``, and the kind of each
-    edge on it joined likewise."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for node in answer["nodes"]:
-        kinds = " > ".join(hop["impact"] for hop in node["hops"])
-        writer.writerow(
-            [node["id"], node["type"], node["depth"], node["impact"], " > ".join(node["path"]), kinds]
-        )
-    return out.getvalue()
