@@ -11,6 +11,8 @@ batch), the result is the same whatever order the events arrived in:
   ``lifecycleStateChange`` facets; ``current_version_uuid`` = the version with
   the greatest (``updated_at``, ``uuid``); ``fields`` rows mirror ``datasets.fields``.
 * ``dataset_versions``: ``fields``/``lifecycle_state`` from the version's facets.
+* ``dataset_drifts``: schema changes between consecutive versions of the
+  datasets whose versions the batch wrote (``store.drift``).
 * ``runs``: nominal times and parent run from the ``nominalTime``/``parent`` facets;
   ``job_version_uuid`` from the run's inputs, outputs and source location.
 * ``job_versions``: created/updated = min/max over their runs (merged like any
@@ -30,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from headwater.events.parse import parse_time
-from headwater.store import current_io, derive_sql, rules
+from headwater.store import current_io, derive_sql, drift, rules
 from headwater.store import tables as t
 from headwater.store.extract import Facts
 from headwater.store.keys import (
@@ -103,6 +105,13 @@ def after_batch(conn: sa.Connection, sql: Statements, dataset_ids: IdCache,
             _datasets(conn, sql, columns, part)
     for part in chunks(facts.touched_versions):
         _versions(conn, sql, part)
+    # After the versions' fields: drift compares them.
+    touched: dict[int, list[str]] = {}
+    for version, row in facts.table_rows(rules.DATASET_VERSIONS).items():
+        ds_id = dataset_ids.get(row["dataset"])
+        assert ds_id is not None  # resolved by the writer before deriving
+        touched.setdefault(ds_id, []).append(version)
+    drift.refresh(conn, touched)
     for part in chunks(facts.touched_runs):
         _runs(conn, sql, facts, part)
 

@@ -23,6 +23,7 @@ from sqlalchemy.dialects import postgresql
 __all__ = [
     "FACET_KINDS",
     "column_lineage",
+    "dataset_drifts",
     "dataset_symlinks",
     "dataset_versions",
     "datasets",
@@ -240,6 +241,27 @@ dataset_versions = sa.Table(
     sa.Column("lifecycle_state", sa.Text(), nullable=True),
     *_times(),
     sa.Index("ix_dataset_versions_dataset_id_updated_at", "dataset_id", "updated_at"),
+)
+
+# Schema drift: one row per pair of consecutive schema-bearing versions of a
+# dataset whose schemas differ (``graph.drift``), the pair's changes as a JSON
+# list of ``Change.as_dict()``. Versions are ordered as ``current_version_uuid``
+# orders them, by (``updated_at``, ``uuid``); versions without a schema facet
+# are skipped. ``changed_at`` is the newer version's ``updated_at`` (its
+# ``createdAt`` in the versions API). Derived by ``store.drift``.
+dataset_drifts = sa.Table(
+    "dataset_drifts",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("dataset_id", sa.ForeignKey("datasets.id"), nullable=False),
+    sa.Column("version_uuid", sa.String(36), nullable=False, unique=True),
+    sa.Column("previous_version_uuid", sa.String(36), nullable=False),
+    sa.Column("changed_at", sa.DateTime(), nullable=False),
+    sa.Column("breaking", sa.Boolean(), nullable=False),
+    sa.Column("changes", JSONType, nullable=False),
+    # Newest first, everywhere or for one dataset.
+    sa.Index("ix_dataset_drifts_changed_at", "changed_at"),
+    sa.Index("ix_dataset_drifts_dataset_id_changed_at", "dataset_id", "changed_at"),
 )
 
 # What a run read. The version it read is not stored: it is the latest version

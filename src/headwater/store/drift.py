@@ -1,0 +1,151 @@
+"""``dataset_drifts``: schema drift rows, re-derived in the write transaction.
+
+A dataset's *chain* is its versions that have a schema (``dataset_versions.fields``
+not NULL) in the order ``current_version_uuid`` uses, (``updated_at``, ``uuid``).
+Each consecutive pair of the chain whose schemas differ structurally
+(:func:`headwater.graph.drift.diff_schemas`) is one row, keyed by the newer
+version. So the rows are a function of the stored versions, which are a function
+of the set of events.
+
+Per batch, only datasets whose versions the batch touched are visited, and of
+each only a suffix of its chain: a touched version's sort key can only have
+grown (``updated_at`` keeps the latest event time), and its old and new keys
+are both at least its stored ``created_at`` (which only shrinks). So with ``K``
+the least ``created_at`` of the dataset's touched versions, every pair that can
+have changed has its newer version at ``updated_at >= K``: the rows of those
+versions are recomputed from the last schema-bearing version before ``K`` on,
+and only the rows that differ are written. A version arriving in order makes
+``K`` its own start, so the suffix is the versions of the runs still open; a
+late one recomputes from its own time on, both sides of it.
+
+PostgreSQL writers touching the same dataset take turns: the batch's upsert of
+the ``datasets`` row holds that row's lock until commit, and every statement
+here runs after it, seeing what the other writer committed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from headwater.graph.drift import diff_schemas
+from headwater.store import tables as t
+from headwater.store.chunking import chunks
+
+__all__ = ["chain_rows", "rebuild", "refresh"]
+
+_v, _d, _dd = t.dataset_versions, t.datasets, t.dataset_drifts
+_IDS = sa.bindparam("ids", expanding=True)
+_UUIDS = sa.bindparam("uuids", expanding=True)
+
+# Built once (see derive.py). _since(dataset) is K: the least created_at of
+# the dataset's versions this batch touched.
+_t = _v.alias("touched")
+
+
+def _since(dataset_id: Any) -> Any:
+    return (sa.select(sa.func.min(_t.c.created_at))
+            .where(_t.c.dataset_id == dataset_id, _t.c.uuid.in_(_UUIDS))
+            .scalar_subquery())
+
+
+_COLUMNS = (_v.c.dataset_id, _v.c.uuid, _v.c.updated_at, _v.c.fields)
+# Every version from K on, with or without a schema: a drift row keyed by one
+# that lost its schema must go too.
+_SUFFIX = sa.select(*_COLUMNS).where(
+    _v.c.dataset_id.in_(_IDS), _v.c.updated_at >= _since(_v.c.dataset_id))
+_p = _v.alias("previous")
+# The last schema-bearing version before K: the left side of the suffix's first pair.
+_BEFORE = sa.select(*_COLUMNS).select_from(_d).join(_v, _v.c.uuid == (
+    sa.select(_p.c.uuid)
+    .where(_p.c.dataset_id == _d.c.id, _p.c.fields.is_not(None),
+           _p.c.updated_at < _since(_d.c.id))
+    .order_by(_p.c.updated_at.desc(), _p.c.uuid.desc()).limit(1)
+    .correlate(_d).scalar_subquery())).where(_d.c.id.in_(_IDS))
+_STORED = sa.select(_dd.c.version_uuid, _dd.c.dataset_id, _dd.c.previous_version_uuid,
+                    _dd.c.changed_at, _dd.c.breaking, _dd.c.changes).where(
+    _dd.c.version_uuid.in_(_UUIDS))
+_DELETE = _dd.delete().where(_dd.c.version_uuid.in_(_UUIDS))
+_VALUES = ("dataset_id", "previous_version_uuid", "changed_at", "breaking", "changes")
+
+
+def chain_rows(dataset_id: int, chain: Iterable[Any]) -> list[dict[str, Any]]:
+    """The drift rows of consecutive pairs of ``chain`` (rows with ``uuid``,
+    ``updated_at``, ``fields``, already in chain order, schema-less ones skipped)."""
+    rows = []
+    previous = None
+    for version in chain:
+        if version.fields is None:
+            continue
+        if previous is not None:
+            drift = diff_schemas(previous.fields, version.fields)
+            if drift:
+                rows.append({"dataset_id": dataset_id, "version_uuid": version.uuid,
+                             "previous_version_uuid": previous.uuid,
+                             "changed_at": version.updated_at, "breaking": drift.breaking,
+                             "changes": [change.as_dict() for change in drift.changes]})
+        previous = version
+    return rows
+
+
+def refresh(conn: sa.Connection, touched: dict[int, list[str]]) -> None:
+    """Re-derive the drift rows that ``touched`` (dataset id -> the uuids of its
+    versions the batch wrote) may have changed (see the module doc)."""
+    for part in chunks(sorted(touched)):
+        uuids = [uuid for dataset_id in part for uuid in touched[dataset_id]]
+        params = {"ids": part, "uuids": uuids}
+        versions: dict[int, list[Any]] = {}
+        for row in conn.execute(_BEFORE, params):
+            versions.setdefault(row.dataset_id, []).append(row)
+        suffix: list[str] = []
+        for row in conn.execute(_SUFFIX, params):
+            versions.setdefault(row.dataset_id, []).append(row)
+            suffix.append(row.uuid)
+        wanted = {row["version_uuid"]: row for dataset_id, chain in versions.items()
+                  for row in chain_rows(dataset_id, sorted(chain, key=_order))}
+        _write(conn, suffix, wanted)
+
+
+def _order(version: Any) -> tuple[datetime, str]:
+    return version.updated_at, version.uuid
+
+
+def _write(conn: sa.Connection, suffix: Sequence[str], wanted: dict[str, dict[str, Any]]) -> None:
+    """Make the rows keyed by the ``suffix`` versions equal ``wanted``, writing only differences."""
+    stale: list[str] = []
+    for part in chunks(suffix):
+        for row in conn.execute(_STORED, {"uuids": part}):
+            want = wanted.get(row.version_uuid)
+            if want is not None and all(getattr(row, c) == want[c] for c in _VALUES):
+                del wanted[row.version_uuid]
+            else:
+                stale.append(row.version_uuid)
+    for part in chunks(stale):
+        conn.execute(_DELETE, {"uuids": part})
+    if wanted:
+        conn.execute(_dd.insert(), [wanted[uuid] for uuid in sorted(wanted)])
+
+
+def rebuild(conn: sa.Connection) -> int:
+    """Recompute every dataset's drift rows from its whole chain; how many there are."""
+    conn.execute(_dd.delete())
+    count = 0
+    ordered = sa.select(*_COLUMNS).where(_v.c.fields.is_not(None)).order_by(
+        _v.c.dataset_id, _v.c.updated_at, _v.c.uuid)
+    chain: list[Any] = []
+    for row in conn.execute(ordered):
+        if chain and chain[-1].dataset_id != row.dataset_id:
+            count += _insert_chain(conn, chain)
+            chain = []
+        chain.append(row)
+    return count + (_insert_chain(conn, chain) if chain else 0)
+
+
+def _insert_chain(conn: sa.Connection, chain: list[Any]) -> int:
+    rows = chain_rows(chain[0].dataset_id, chain)
+    if rows:
+        conn.execute(_dd.insert(), rows)
+    return len(rows)
