@@ -19,10 +19,14 @@ __all__ = ["main"]
 
 _COMMANDS: dict[str, str] = {
     "demo": "headwater.demo.command:demo",
+    "drift": "headwater.cli.drift:drift",
+    "export": "headwater.cli.backup:export",
     "impact": "headwater.cli.impact:impact",
+    "import": "headwater.cli.backup:import_",
     "ingest": "headwater.cli.ingest:ingest",
     "instrument": "headwater.cli.instrument:instrument",
     "lineage": "headwater.cli.lineage:lineage",
+    "rebuild": "headwater.cli.backup:rebuild",
     "search": "headwater.cli.search:search",
     "sample": "headwater.cli.sample:sample",
     "serve": "headwater.cli.serve:serve",

@@ -1,0 +1,82 @@
+"""Reading the raw event log back out: what ``headwater export`` and ``rebuild`` stream.
+
+The ``events`` table holds every distinct event as the canonical JSON its
+hash is taken of, so the log alone is enough to derive every other table
+again. It is read in (``event_time``, ``event_hash``) order, a page at a time
+by keyset (the page after the last row seen), so memory stays bounded by
+one page whatever the log's size and no server-side cursor or long read
+transaction is held on either database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlalchemy.exc import SQLAlchemyError
+
+from headwater.errors import StoreError
+from headwater.store import tables as t
+
+__all__ = ["PAGE", "count", "outside_log", "payloads"]
+
+#: Rows read per query.
+PAGE = 2_000
+
+_e = t.events
+
+
+def count(engine: sa.Engine) -> int:
+    """How many events the log holds."""
+    try:
+        with engine.connect() as conn:
+            return int(conn.scalar(sa.select(sa.func.count()).select_from(_e)) or 0)
+    except SQLAlchemyError as exc:
+        raise StoreError(f"database read failed: {exc}") from exc
+
+
+def payloads(engine: sa.Engine, *, page: int = PAGE) -> Iterator[tuple[str, str]]:
+    """Every event's (hash, canonical JSON), in (event time, event hash) order."""
+    after: tuple[datetime, str] | None = None
+    while True:
+        query = (sa.select(_e.c.event_time, _e.c.event_hash, _e.c.payload)
+                 .order_by(_e.c.event_time, _e.c.event_hash).limit(page))
+        if after is not None:
+            query = query.where(sa.tuple_(_e.c.event_time, _e.c.event_hash) > sa.tuple_(*after))
+        try:
+            with engine.connect() as conn:
+                rows = conn.execute(query).all()
+        except SQLAlchemyError as exc:
+            raise StoreError(f"database read failed: {exc}") from exc
+        for row in rows:
+            yield row.event_hash, row.payload
+        if len(rows) < page:
+            return
+        after = (rows[-1].event_time, rows[-1].event_hash)
+
+
+def outside_log(engine: sa.Engine) -> dict[str, int]:
+    """What a store holds that its raw log does not say, so a rebuild cannot carry it.
+
+    The quarantine (events refused, never logged), Marquez's soft deletes, and
+    the namespace owners and descriptions only the Marquez API sets.
+    """
+    ns = t.namespaces
+    checks = {
+        "quarantined values": sa.select(sa.func.count()).select_from(t.quarantine),
+        "soft-deleted namespaces, datasets and jobs": sa.select(
+            sa.select(sa.func.count()).where(ns.c.deleted_at.is_not(None)).scalar_subquery()
+            + sa.select(sa.func.count()).where(t.datasets.c.deleted_at.is_not(None))
+            .scalar_subquery()
+            + sa.select(sa.func.count()).where(t.jobs.c.deleted_at.is_not(None))
+            .scalar_subquery()),
+        "namespace owners and descriptions": sa.select(sa.func.count()).where(
+            sa.or_(ns.c.owner_name.is_not(None), ns.c.description.is_not(None))),
+    }
+    try:
+        with engine.connect() as conn:
+            found = {what: int(conn.scalar(query) or 0) for what, query in checks.items()}
+    except SQLAlchemyError as exc:
+        raise StoreError(f"database read failed: {exc}") from exc
+    return {what: n for what, n in found.items() if n}
