@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from headwater.cli.drift import drift
 from headwater.cli.impact import impact
 from headwater.cli.lineage import lineage
 from headwater.cli.search import search
 from headwater.server.routes import (
     datasets,
     deletes,
+    drift as drift_routes,
     events,
     graph_v2,
     impact as impact_routes,
@@ -37,7 +39,7 @@ ROUTES = [
     (method, route.path)
     for module in (
         namespaces, datasets, jobs, runs, lineage_read, graph_v2, impact_routes, search_routes,
-        tag_routes, events,
+        tag_routes, events, drift_routes,
         legacy_writes, run_writes, deletes,
     )
     for route in module.router.routes
@@ -50,7 +52,7 @@ def test_every_route_is_documented(method: str, path: str) -> None:
     assert _normalise(path) in _normalise(DOCS), f"{method} {path} is not in docs/api.md"
 
 
-@pytest.mark.parametrize("command", [impact, lineage, search])
+@pytest.mark.parametrize("command", [drift, impact, lineage, search])
 def test_every_cli_option_is_documented(command) -> None:  # type: ignore[no-untyped-def]
     for param in command.params:
         for option in getattr(param, "opts", []):

@@ -101,6 +101,20 @@ class Target:
             params["filter"] = kind
         return self._get("/api/v1/search", params)
 
+    def drift(self, dataset: str | None, since: str | None, breaking: bool,
+              limit: int) -> dict[str, Any]:
+        """The ``/api/v2/drift`` answer for these parameters."""
+        if self.db_url:
+            return self._on_db(_drift, dataset, since, breaking, limit)
+        params: dict[str, Any] = {"limit": limit}
+        if dataset:
+            params["dataset"] = dataset
+        if since:
+            params["since"] = since
+        if breaking:
+            params["breaking"] = "true"
+        return self._get("/api/v2/drift", params)
+
     def _get(self, path: str, params: dict[str, Any]) -> dict[str, Any]:
         try:
             response = httpx.get(f"{self.url}{path}", params=params, timeout=60)
@@ -176,3 +190,13 @@ def _search(conn: Any, text: str, kind: str | None, limit: int) -> dict[str, Any
     for result in results:
         result["updatedAt"] = result["updatedAt"].isoformat() if result["updatedAt"] else None
     return {"totalCount": total, "results": results}
+
+
+def _drift(conn: Any, dataset: str | None, since: str | None, breaking: bool,
+           limit: int) -> dict[str, Any]:
+    from headwater.server.routes.drift import DriftList, drift_answer
+
+    answer = drift_answer(conn, since, None, dataset, True if breaking else None, limit, 0)
+    # Through the server's response model, so --db prints exactly what the API sends.
+    body: dict[str, Any] = DriftList.model_validate(answer).model_dump(mode="json")
+    return body

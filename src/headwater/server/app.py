@@ -88,6 +88,7 @@ def _include_routes(app: FastAPI) -> None:
     from headwater.server.routes import (
         datasets,
         deletes,
+        drift,
         events,
         graph_v2,
         impact,
@@ -116,3 +117,4 @@ def _include_routes(app: FastAPI) -> None:
     app.include_router(run_writes.router)
     app.include_router(deletes.router)
     app.include_router(quarantine.router)
+    app.include_router(drift.router)

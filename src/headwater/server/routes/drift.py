@@ -1,0 +1,101 @@
+"""``GET /api/v2/drift``: schema changes between consecutive versions of datasets.
+
+Each drift is one pair of consecutive versions of a dataset whose schemas
+differ, with every change classified breaking or compatible for a consumer of
+the older schema (the rules: :mod:`headwater.graph.drift`). The pairs are
+derived when versions arrive, whatever their order (:mod:`headwater.store.drift`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+import sqlalchemy as sa
+from fastapi import Query
+from pydantic import BaseModel, Field
+
+from headwater.graph.drift import ChangeKind
+from headwater.graph.model import NodeType
+from headwater.server.deps import StoreDep
+from headwater.server.handlers import RequestError
+from headwater.server.openapi import error_responses
+from headwater.server.routes.reading import (
+    Limit,
+    Offset,
+    connection,
+    node_id_query,
+    page,
+    parse_node_id,
+    parse_time,
+    read_router,
+    time_query,
+)
+from headwater.store.reads.common import dataset_ids
+from headwater.store.reads.drift import DriftFilter, drifts
+from headwater.store.reads.nodes import require_node
+
+__all__ = ["DriftList", "drift_answer", "router"]
+
+router = read_router()
+
+
+class DriftChange(BaseModel):
+    kind: ChangeKind = Field(description="What changed; the module doc of headwater.graph.drift "
+                             "gives each kind's rule.")
+    path: str = Field(description="The field, dotted for nested fields (`address.city`).")
+    newPath: str | None = Field(None, description="The new name of a possible rename.")
+    old: str | None = Field(None, description="The old type (or `nullable`/`required`).")
+    new: str | None = Field(None, description="The new type (or `nullable`/`required`).")
+    breaking: bool
+
+
+class Drift(BaseModel):
+    datasetId: str = Field(description="The dataset's node id.")
+    namespace: str
+    name: str
+    version: str = Field(description="The newer version.")
+    previousVersion: str = Field(description="The version before it that has a schema.")
+    changedAt: datetime = Field(description="The newer version's createdAt (UTC).")
+    breaking: bool = Field(description="Whether any change is breaking.")
+    changes: list[DriftChange]
+
+
+class DriftList(BaseModel):
+    totalCount: int
+    drifts: list[Drift]
+
+
+@router.get("/api/v2/drift", response_model=DriftList, responses=error_responses(404),
+            tags=["drift"])
+def get_drift(
+    store: StoreDep,
+    since: Annotated[str | None, time_query("Drifts at or after this time.")] = None,
+    until: Annotated[str | None, time_query("Drifts before this time.")] = None,
+    dataset: Annotated[str | None, node_id_query(NodeType.DATASET)] = None,
+    breaking: Annotated[bool | None, Query(
+        description="true: breaking drifts only; false: compatible ones only.")] = None,
+    limit: Limit = 100,
+    offset: Offset = 0,
+) -> dict[str, Any]:
+    """Schema drifts, newest first, each with its changes."""
+    with connection(store) as conn:
+        return drift_answer(conn, since, until, dataset, breaking, limit, offset)
+
+
+def drift_answer(conn: sa.Connection, since: str | None, until: str | None,
+                 dataset: str | None, breaking: bool | None, limit: int,
+                 offset: int) -> dict[str, Any]:
+    """The ``/api/v2/drift`` answer on an open connection (also used by the CLI)."""
+    where = DriftFilter(since=parse_time(since, "since"), until=parse_time(until, "until"),
+                        breaking=breaking)
+    if dataset is not None:
+        node = parse_node_id(dataset, "dataset", (NodeType.DATASET,))
+        if node.version:
+            raise RequestError("dataset must name a dataset, not one of its versions",
+                               field="query.dataset")
+        require_node(conn, node)
+        ids = dataset_ids(conn, [(node.namespace, node.name)])
+        where = DriftFilter(where.since, where.until, next(iter(ids.values())), breaking)
+    rows, total = drifts(conn, where, page(limit, offset))
+    return {"totalCount": total, "drifts": rows}
