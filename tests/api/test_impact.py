@@ -108,11 +108,7 @@ def test_a_join_column_reaches_only_indirectly(flagged: TestClient) -> None:
     assert amount["path"] == [
         col("silver.customers", "customer_id"), job("flag_orders"), col("gold.flagged", "amount")
     ]
-    assert amount["hops"] == [{
-        "upstream": col("silver.customers", "customer_id"),
-        "downstream": col("gold.flagged", "amount"),
-        "via": job("flag_orders"), "impact": "indirect", "subtypes": ["JOIN"],
-    }]
+    assert amount["pathEdges"] == ["indirect:JOIN"]
     # Following DIRECT edges only (what a column-lineage walk does), nothing breaks.
     assert _impact(flagged, col("silver.customers", "customer_id"), edges="direct")["nodes"] == []
 
@@ -139,6 +135,9 @@ def test_a_column_reaches_direct_and_filter_dependants(flagged: TestClient) -> N
         col("silver.orders", "amount"), job("build_revenue"), col("gold.revenue", "total"),
         job("publish"), col("report.dash", "total"),
     ]
+    assert report["pathEdges"] == ["direct:AGGREGATION", "direct:IDENTITY"]
+    order_id = next(n for n in body["nodes"] if n["id"] == col("gold.flagged", "order_id"))
+    assert order_id["pathEdges"] == ["indirect:FILTER"]
     assert body["summary"] == {
         "datasets": 4, "columns": 5, "jobs": 4, "direct": 12, "indirect": 1
     }
@@ -204,7 +203,7 @@ def test_csv_has_one_row_per_impacted_node(flagged: TestClient) -> None:
         "impact": "indirect",
         "path": " > ".join([col("silver.customers", "customer_id"), job("flag_orders"),
                             col("gold.flagged", "amount")]),
-        "edges": "indirect",
+        "pathEdges": "indirect:JOIN",
     }
 
 

@@ -54,7 +54,7 @@ def test_json_names_indirect_impact(loaded_db: str) -> None:
 
 def test_table_shows_paths_and_summary(loaded_db: str) -> None:
     output = _run("impact", col("silver.orders", "amount"), "--depth", "2", "--db", loaded_db)
-    assert f"-[{job('flag_orders')}, indirect FILTER]->" in output
+    assert f"{job('flag_orders')} [indirect:FILTER] > {col('gold.flagged', 'order_id')}" in output
     assert "4 datasets, 5 columns, 4 jobs: 12 direct, 1 indirect" in output
 
 

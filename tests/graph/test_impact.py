@@ -175,6 +175,8 @@ def test_paths_go_from_the_start_through_jobs_and_columns() -> None:
         Hop(c("b.k"), c("c.y"), j("j2"), I, ("JOIN",)),
     )
     assert by_id[c("b.x")].hops == (Hop(c("a.k"), c("b.x"), j("j1"), I, ("FILTER",)),)
+    assert by_id[c("c.y")].path_edges == ["direct:IDENTITY", "indirect:JOIN"]
+    assert by_id[j("j2")].path_edges == ["direct:IDENTITY", "indirect:JOIN"]
     # A dataset's path ends at it, after its best-reached column; a job's at the job.
     assert by_id[ds("b")].path == [c("a.k"), j("j1"), c("b.k"), ds("b")]
     assert by_id[j("j2")].path == [c("a.k"), j("j1"), c("b.k"), j("j2")]

@@ -13,20 +13,15 @@ __all__ = ["impact"]
 
 
 def _path_text(node: dict[str, Any]) -> str:
-    """The path with each column edge's kind: ``a -[job, indirect JOIN]-> b``."""
-    hops = node["hops"]
-    if not hops:
-        return node["id"]
-    parts = [hops[0]["upstream"]]
-    for hop in hops:
-        how = hop["impact"] + "".join(f" {s}" for s in hop["subtypes"])
-        if hop["via"]:
-            parts.append(f" -[{hop['via']}, {how}]-> {hop['downstream']}")
-        else:
-            parts.append(f" -> {hop['downstream']}")
-    if hops[-1]["downstream"] != node["id"]:
-        parts.append(f" -> {node['id']}")
-    return "".join(parts)
+    """The path with the kind of each edge after the job it goes through:
+    ``a > job [indirect:FILTER] > b``."""
+    kinds = iter(node["pathEdges"])
+    parts = []
+    for node_id in node["path"]:
+        parts.append(node_id)
+        if node_id.startswith("job:"):
+            parts.append(f"[{next(kinds, '?')}]")
+    return " > ".join(parts).replace(" > [", " [")
 
 
 def _print_table(answer: dict[str, Any]) -> None:
@@ -93,7 +88,7 @@ def impact(
     jobs that report no column lineage are found through table lineage.
 
     --format json prints the GET /api/v2/impact answer; --format csv one row per
-    impacted node (id, type, depth, impact, path, edges).
+    impacted node (id, type, depth, impact, path, pathEdges).
     """
     from headwater.graph.impact import to_csv
 

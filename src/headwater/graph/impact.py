@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 #: The columns of the CSV form of an answer, one row per impacted node.
-CSV_COLUMNS = ("id", "type", "depth", "impact", "path", "edges")
+CSV_COLUMNS = ("id", "type", "depth", "impact", "path", "pathEdges")
 
 
 class Impact(enum.Enum):
@@ -109,6 +109,15 @@ class Hop:
     via: str | None
     impact: Impact
     subtypes: tuple[str, ...] = ()
+    #: ``direct`` or ``indirect``, then the subtypes: ``indirect:FILTER``. Set once: a
+    #: hop is on the path of every node beyond it.
+    label: str = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        label = self.impact.value
+        if self.subtypes:
+            label += ":" + ",".join(self.subtypes)
+        object.__setattr__(self, "label", label)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +144,11 @@ class ImpactedNode:
             ids.append(self.id)  # a dataset after its column, a job after its input
         return ids
 
+    @property
+    def path_edges(self) -> list[str]:
+        """The :attr:`Hop.label` of each edge on the path, one per job crossed."""
+        return [hop.label for hop in self.hops]
+
 
 @dataclass(frozen=True, slots=True)
 class ImpactAnswer:
@@ -156,9 +170,20 @@ class ImpactAnswer:
 
 def edge_impact(edge: Edge) -> Impact:
     """Indirect when every transformation of ``edge`` is ``INDIRECT``; else direct."""
-    if edge.transformations and all(tr.type == "INDIRECT" for tr in edge.transformations):
-        return Impact.INDIRECT
-    return Impact.DIRECT
+    if not edge.transformations:
+        return Impact.DIRECT
+    for tr in edge.transformations:
+        if tr.type != "INDIRECT":
+            return Impact.DIRECT
+    return Impact.INDIRECT
+
+
+def _dataset_of(node_id: str) -> str:
+    """The dataset node id of a ``datasetField`` id (a field name holds no colon), or the
+    id itself. A string cut: the walk asks this for every node it admits."""
+    if node_id.startswith("datasetField:"):
+        return "dataset:" + node_id[len("datasetField:") :].rpartition(":")[0]
+    return node_id
 
 
 _State = tuple[str, Impact]
@@ -179,8 +204,9 @@ class _Arrival:
 class _Walk:
     filters: ImpactFilter
     max_nodes: int
-    # state -> (previous state, hop into it); roots map to (None, None).
-    parents: dict[_State, tuple[_State | None, Hop | None]] = field(default_factory=dict)
+    # state -> the hops from a root to it (roots: none). Built as each state is
+    # admitted, from its predecessor's, so reading an answer's paths walks nothing.
+    paths: dict[_State, tuple[Hop, ...]] = field(default_factory=dict)
     best: dict[str, _Arrival] = field(default_factory=dict)
     excluded: set[str] = field(default_factory=set)
     truncated: bool = False
@@ -203,15 +229,8 @@ class _Walk:
             return False
         return True
 
-    def hops(self, state: _State | None) -> list[Hop]:
-        hops: list[Hop] = []
-        while state is not None:
-            previous, hop = self.parents[state]
-            if hop is not None:
-                hops.append(hop)
-            state = previous
-        hops.reverse()
-        return hops
+    def hops(self, state: _State | None) -> tuple[Hop, ...]:
+        return () if state is None else self.paths[state]
 
 
 def impact(
@@ -245,11 +264,9 @@ def impact(
             _table_walk(tables, state, str(node), depth)
     nodes = []
     for node_id, arrival in state.best.items():
-        hops = [*state.hops(arrival.state), *arrival.tail]
+        hops = state.hops(arrival.state) + arrival.tail
         nodes.append(
-            ImpactedNode(
-                node_id, NodeId.parse(node_id).type, arrival.depth, arrival.impact, tuple(hops)
-            )
+            ImpactedNode(node_id, _type_of(node_id), arrival.depth, arrival.impact, hops)
         )
     nodes.sort(key=lambda n: (n.depth, n.type.value, n.id))
     return ImpactAnswer(str(node), depth, tuple(nodes), state.truncated)
@@ -258,7 +275,7 @@ def impact(
 def _column_walk(source: ImpactSource, walk: _Walk, roots: list[str], depth: int) -> None:
     frontier: list[_State] = []
     for root in roots:
-        walk.parents[(root, Impact.DIRECT)] = (None, None)
+        walk.paths[(root, Impact.DIRECT)] = ()
         frontier.append((root, Impact.DIRECT))
     for level in range(1, depth + 1):
         if not frontier:
@@ -275,7 +292,7 @@ def _column_walk(source: ImpactSource, walk: _Walk, roots: list[str], depth: int
                 both_direct = near[1] is Impact.DIRECT and kind is Impact.DIRECT
                 reached = Impact.DIRECT if both_direct else Impact.INDIRECT
                 far = edge.downstream
-                if (far, Impact.DIRECT) in walk.parents or (far, reached) in walk.parents:
+                if (far, Impact.DIRECT) in walk.paths or (far, reached) in walk.paths:
                     continue  # reached as well or better at a shallower depth
                 if (far, reached) in arrivals:
                     continue
@@ -287,19 +304,25 @@ def _column_walk(source: ImpactSource, walk: _Walk, roots: list[str], depth: int
             far, reached = far_state
             if reached is Impact.INDIRECT and (far, Impact.DIRECT) in arrivals:
                 continue  # reached directly at the same depth: the indirect state adds nothing
-            far_node = NodeId.parse(far)
-            members = [far, str(far_node.dataset_id)] + ([hop.via] if hop.via else [])
+            dataset = _dataset_of(far)
+            members = [far, dataset] + ([hop.via] if hop.via else [])
             if not walk.room_for(members):
                 continue
-            walk.parents[far_state] = (near, hop)
-            walk.offer(far, _Arrival(level, reached, far_state))
-            if far_node.type is NodeType.DATASET_FIELD:
-                walk.offer(str(far_node.dataset_id), _Arrival(level, reached, far_state))
+            walk.paths[far_state] = walk.paths[near] + (hop,)
+            arrival = _Arrival(level, reached, far_state)
+            walk.offer(far, arrival)
+            if dataset != far:
+                walk.offer(dataset, arrival)
+                next_frontier.append(far_state)
             if hop.via is not None:
                 walk.offer(hop.via, _Arrival(level, reached, near, (_job_step(hop),)))
-            if far_node.type is NodeType.DATASET_FIELD:
-                next_frontier.append(far_state)
         frontier = next_frontier
+
+
+def _type_of(node_id: str) -> NodeType:
+    if node_id.startswith("datasetField:"):
+        return NodeType.DATASET_FIELD
+    return NodeType.JOB if node_id.startswith("job:") else NodeType.DATASET
 
 
 def _arrival_order(item: tuple[_State, tuple[_State, Hop]]) -> tuple[int, str]:
@@ -318,13 +341,13 @@ def _fanned_out(source: ImpactSource, fields: list[str]) -> list[Edge]:
     """Downstream column edges of ``fields``, dataset-level ones fanned out to every field
     of their target (kept as an edge to the dataset when its fields are unknown)."""
     edges = source.edges_from(fields, Direction.DOWNSTREAM)
-    to_datasets = [e for e in edges if NodeId.parse(e.downstream).type is NodeType.DATASET]
+    to_datasets = [e for e in edges if e.downstream.startswith("dataset:")]
     if not to_datasets:
         return edges
     fields_by_dataset: dict[str, list[str]] = defaultdict(list)
     for field_id in source.fields_of(sorted({e.downstream for e in to_datasets})):
-        fields_by_dataset[str(NodeId.parse(field_id).dataset_id)].append(field_id)
-    result = [e for e in edges if NodeId.parse(e.downstream).type is not NodeType.DATASET]
+        fields_by_dataset[_dataset_of(field_id)].append(field_id)
+    result = [e for e in edges if not e.downstream.startswith("dataset:")]
     for edge in to_datasets:
         targets = sorted(fields_by_dataset.get(edge.downstream, ())) or [edge.downstream]
         result += [Edge(edge.upstream, t, edge.via, edge.transformations) for t in targets]
@@ -343,7 +366,7 @@ def _table_walk(tables: NeighbourSource, walk: _Walk, start: str, depth: int) ->
             far = edge.downstream
             if edge.upstream not in came_from or far in came_from:
                 continue
-            job = far if NodeId.parse(far).type is NodeType.JOB else edge.upstream
+            job = far if far.startswith("job:") else edge.upstream
             if not walk.filters.admits(far, job, Impact.DIRECT):
                 continue
             if not walk.room_for([far]):
@@ -381,7 +404,7 @@ def to_csv(answer: Mapping[str, Any]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for node in answer["nodes"]:
-        kinds = " > ".join(hop["impact"] for hop in node["hops"])
+        kinds = " > ".join(node["pathEdges"])
         writer.writerow(
             [node["id"], node["type"], node["depth"], node["impact"], " > ".join(node["path"]), kinds]
         )

@@ -51,23 +51,13 @@ class _Model(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
 
 
-class ImpactHop(_Model):
-    """One edge of a path; ``via`` is the job (``null`` for the step into a job)."""
-
-    upstream: str
-    downstream: str
-    via: str | None = None
-    impact: Literal["direct", "indirect"]
-    subtypes: list[str]
-
-
 class ImpactNode(_Model):
     id: str
     type: Literal["DATASET", "DATASET_FIELD", "JOB"]
     depth: int
     impact: Literal["direct", "indirect"]
     path: list[str]
-    hops: list[ImpactHop]
+    pathEdges: list[str]
 
 
 class ImpactSummary(_Model):
@@ -184,16 +174,7 @@ def impact_answer(
                 "depth": n.depth,
                 "impact": n.impact.value,
                 "path": n.path,
-                "hops": [
-                    {
-                        "upstream": h.upstream,
-                        "downstream": h.downstream,
-                        "via": h.via,
-                        "impact": h.impact.value,
-                        "subtypes": list(h.subtypes),
-                    }
-                    for h in n.hops
-                ],
+                "pathEdges": n.path_edges,
             }
             for n in result.nodes
         ],

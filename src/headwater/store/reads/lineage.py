@@ -16,6 +16,7 @@ direction)`` for a whole frontier in a fixed number of queries:
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Collection, Sequence
 from datetime import datetime
@@ -428,14 +429,26 @@ class ColumnLineage:
                     via = f"job:{job_namespace}:{job_name}" if job_name else None
                     up, down = (other, near) if upstream else (near, other)
                     grouped[(up, down, via)].append(
-                        Transformation(kind or "", subtype or None, description, bool(masking))
+                        _transformation(kind, subtype, description, masking)
                     )
         return self.hidden.filter(
             [
-                Edge(up, down, via, tuple(sorted(trs, key=lambda tr: (tr.type, tr.subtype or ""))))
+                Edge(up, down, via, tuple(trs) if len(trs) == 1 else _in_order(trs))
                 for (up, down, via), trs in grouped.items()
             ]
         )
+
+
+@functools.lru_cache(maxsize=4_096)
+def _transformation(
+    kind: str | None, subtype: str | None, description: str | None, masking: bool | None
+) -> Transformation:
+    # A large walk meets the same few (type, subtype) pairs on thousands of edges.
+    return Transformation(kind or "", subtype or None, description, bool(masking))
+
+
+def _in_order(trs: list[Transformation]) -> tuple[Transformation, ...]:
+    return tuple(sorted(trs, key=lambda tr: (tr.type, tr.subtype or "")))
 
 
 def _column_statement(upstream: bool, until: bool, dataset_level: bool) -> sa.Select[Any]:
