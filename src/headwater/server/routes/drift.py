@@ -11,7 +11,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-import sqlalchemy as sa
 from fastapi import Query
 from pydantic import BaseModel, Field
 
@@ -83,7 +82,7 @@ def get_drift(
         return drift_answer(conn, since, until, dataset, breaking, limit, offset)
 
 
-def drift_answer(conn: sa.Connection, since: str | None, until: str | None,
+def drift_answer(conn: Any, since: str | None, until: str | None,
                  dataset: str | None, breaking: bool | None, limit: int,
                  offset: int) -> dict[str, Any]:
     """The ``/api/v2/drift`` answer on an open connection (also used by the CLI)."""
