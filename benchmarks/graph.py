@@ -11,9 +11,13 @@ path (``Store.record`` of parsed events in 500-event batches), then times, per d
   ``datasetField`` node);
 - run-level lineage, depth 4, upstream of a recent run (the versions it read and the
   runs that wrote them);
-- search (``/api/v1/search`` query) for name fragments.
+- search (``/api/v1/search`` query) for name fragments;
+- column impact (``/api/v2/impact`` on a ``datasetField`` node), depth 10, from a
+  field of a low-layer dataset, interleaved query by query with the downstream
+  table walk of depth 10 from the same dataset, and the ratio of the two.
 
-Targets at full scale: table lineage p95 <= 50 ms, column lineage p95 <= 200 ms.
+Targets at full scale: table lineage p95 <= 50 ms, column lineage p95 <= 200 ms,
+column impact <= 2x the table walk of the same depth.
 
     .venv/bin/python benchmarks/graph.py [--scale 0.01] [--runs-per-job 20]
         [--queries 200] [--only sqlite|postgresql] [--db URL [--reuse]]
@@ -45,7 +49,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic  # noqa: E402
 
 from headwater.events import parse_event  # noqa: E402
+from headwater.graph.impact import ImpactFilter  # noqa: E402
 from headwater.server.routes.graph_v2 import directed_lineage  # noqa: E402
+from headwater.server.routes.impact import impact_answer  # noqa: E402
 from headwater.store import Store  # noqa: E402
 from headwater.store import tables as t  # noqa: E402
 from headwater.store.reads.search import search  # noqa: E402
@@ -117,7 +123,84 @@ def _time(
     return wall, cpu, answers
 
 
-KINDS = ("up", "down", "up-asof", "down-asof", "column", "run", "search")
+KINDS = ("up", "down", "up-asof", "down-asof", "column", "run", "search", "impact")
+
+
+def measure_impact(store: Store, low: list[str], queries: int, rng: random.Random) -> None:
+    """Column impact against the table walk, both depth 10, alternating query by query
+    on one connection so that both meet the same load and caches.
+
+    Impact depth counts jobs crossed (one column edge each), table depth counts edges
+    (two per job), so the table walk of depth 20, which crosses as many jobs, is timed
+    alongside as well."""
+    ns = synthetic.NAMESPACE
+    kinds = ("table", "table20", "impact")
+    samples: dict[str, list[float]] = {kind: [] for kind in kinds}
+    cpu: dict[str, list[float]] = {kind: [] for kind in kinds}
+    sizes: dict[str, list[int]] = {kind: [] for kind in kinds}
+    cut = dict.fromkeys(kinds, 0)
+    with store.engine.connect() as conn:
+        for round_no in range(queries + 5):
+            dataset = rng.choice(low)
+            field = synthetic._field(rng.randrange(synthetic.FIELDS))
+            walks = {
+                "table": lambda: directed_lineage(
+                    conn, f"dataset:{ns}:{dataset}", "downstream", 10, None, 10_000
+                ),
+                "table20": lambda: directed_lineage(
+                    conn, f"dataset:{ns}:{dataset}", "downstream", 20, None, 10_000
+                ),
+                "impact": lambda: impact_answer(
+                    conn, f"datasetField:{ns}:{dataset}:{field}", 10, None, ImpactFilter(),
+                    10_000,
+                ),
+            }
+            # Alternate which goes first, so neither always finds the other's pages cached.
+            order = kinds if round_no % 2 else kinds[::-1]
+            for kind in order:
+                started, started_cpu = time.perf_counter(), time.process_time()
+                answer = walks[kind]()
+                if round_no < 5:
+                    continue  # warm-up
+                samples[kind].append(time.perf_counter() - started)
+                cpu[kind].append(time.process_time() - started_cpu)
+                sizes[kind].append(len(answer["nodes"]))
+                cut[kind] += bool(answer["truncated"])
+    labels = {
+        "table": "table lineage, downstream, depth 10 (paired)",
+        "table20": "table lineage, downstream, depth 20 (paired)",
+        "impact": "column impact, depth 10                    ",
+    }
+    for kind, label in labels.items():
+        extra = f"  nodes/answer median {statistics.median(sizes[kind]):.0f}"
+        extra += f" max {max(sizes[kind])}  truncated {cut[kind]}"
+        print(f"  {label} wall {_percentiles(samples[kind])}{extra}")
+        print(f"  {' ' * len(label)} cpu  {_percentiles(cpu[kind])}  load {_load()}")
+
+    def ratio(values: dict[str, list[float]], table: str, q: float) -> float:
+        def at(xs: list[float]) -> float:
+            ordered = sorted(xs)
+            return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+        return at(values["impact"]) / at(values[table])
+
+    for table in ("table", "table20"):
+        print(
+            f"  column impact / {labels[table].strip()}: wall p50 "
+            f"{ratio(samples, table, 0.5):.2f}x  p95 {ratio(samples, table, 0.95):.2f}x; "
+            f"cpu p50 {ratio(cpu, table, 0.5):.2f}x  p95 {ratio(cpu, table, 0.95):.2f}x"
+            "  (target <= 2x)"
+        )
+    # The impact walk counts depth in jobs crossed and answers columns, so it reaches
+    # more nodes than the table walk of the same depth: the cost per answered node
+    # separates the walk's own cost from its reach.
+    per_node = {kind: sum(cpu[kind]) / max(1, sum(sizes[kind])) * 1e6 for kind in kinds}
+    print(
+        "  cpu per answered node: "
+        + ", ".join(f"{kind} {per_node[kind]:.0f} us" for kind in kinds)
+        + "; nodes answered: "
+        + ", ".join(f"{kind} {sum(sizes[kind]):,}" for kind in kinds)
+    )
 
 
 def measure(
@@ -164,6 +247,8 @@ def measure(
     def run_up(conn: Any) -> dict[str, Any]:
         return directed_lineage(conn, f"run:{rng.choice(recent)}", "upstream", 4, None, 10_000)
 
+    if "impact" in kinds:
+        measure_impact(store, low, queries, random.Random(seed + 1))
     for kind, label, run in (
         ("up", "table lineage, upstream, depth 10        ", table("upstream", top, None)),
         ("down", "table lineage, downstream, depth 10      ", table("downstream", low, None)),
