@@ -13,7 +13,13 @@ setting             environment variable          meaning (default)
 ``host``            ``HEADWATER_HOST``            address ``serve`` binds (``127.0.0.1``)
 ``port``            ``HEADWATER_PORT``            port ``serve`` listens on (``5000``, as
                                                   Marquez)
-``api_key``         ``HEADWATER_API_KEY``         bearer token required on writes (none)
+``api_key``         ``HEADWATER_API_KEY``         a bearer token holding every scope (none);
+                                                  with it, or any stored token, requests
+                                                  need a token
+``public_reads``    ``HEADWATER_PUBLIC_READS``    reads need no token even when tokens
+                                                  exist (``false``)
+``audit_file``      ``HEADWATER_AUDIT_FILE``      also append each audit row to this file
+                                                  as a JSON line (none)
 ``max_body_bytes``  ``HEADWATER_MAX_BODY_BYTES``  largest request body, after gzip
                                                   decompression (``10485760``, 10 MB)
 ``log_level``       ``HEADWATER_LOG_LEVEL``       server log level (``info``)
@@ -61,6 +67,8 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
     api_key: str | None = None
+    public_reads: bool = False
+    audit_file: Path | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     log_level: str = "info"
     access_log: bool = False
@@ -127,13 +135,13 @@ def _convert(name: str, raw: str) -> Any:
             return int(raw.strip())
         except ValueError:
             raise ConfigError(f"{var} must be an integer, got {raw!r}") from None
-    if name == "access_log":
+    if name in {"access_log", "public_reads"}:
         lowered = raw.strip().lower()
         if lowered in _TRUE:
             return True
         if lowered in _FALSE:
             return False
         raise ConfigError(f"{var} must be true or false, got {raw!r}")
-    if name == "data_dir":
+    if name in {"data_dir", "audit_file"}:
         return Path(raw)
     return raw

@@ -18,6 +18,7 @@ from headwater import __version__
 __all__ = ["main"]
 
 _COMMANDS: dict[str, str] = {
+    "audit": "headwater.cli.audit:audit",
     "demo": "headwater.demo.command:demo",
     "drift": "headwater.cli.drift:drift",
     "export": "headwater.cli.backup:export",
@@ -30,6 +31,7 @@ _COMMANDS: dict[str, str] = {
     "search": "headwater.cli.search:search",
     "sample": "headwater.cli.sample:sample",
     "serve": "headwater.cli.serve:serve",
+    "token": "headwater.cli.token:token",
     "version": "headwater.cli.version:version",
 }
 

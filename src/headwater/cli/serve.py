@@ -29,8 +29,15 @@ _OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
                                   "[HEADWATER_DATA_DIR; .headwater]"}),
     (("--host", "host"), {"help": "Address to bind. [HEADWATER_HOST; 127.0.0.1]"}),
     (("--port", "port"), {"type": int, "help": "Port to listen on. [HEADWATER_PORT; 5000]"}),
-    (("--api-key", "api_key"), {"help": "Require 'Authorization: Bearer KEY' on writes. "
+    (("--api-key", "api_key"), {"help": "A bearer token with every scope; with it (or any "
+                                "token from `headwater token create`) requests need a token. "
                                 "[HEADWATER_API_KEY]"}),
+    (("--public-reads/--no-public-reads", "public_reads"), {
+        "default": None, "help": "Reads need no token even when tokens exist. "
+        "[HEADWATER_PUBLIC_READS; off]"}),
+    (("--audit-file", "audit_file"), {"type": click.Path(dir_okay=False, path_type=Path),
+                                      "help": "Also append each audit row to this file as "
+                                      "a JSON line. [HEADWATER_AUDIT_FILE]"}),
     (("--max-body-bytes", "max_body_bytes"), {"type": int, "help": "Largest request body "
                                               "accepted, after gzip. "
                                               "[HEADWATER_MAX_BODY_BYTES; 10485760]"}),
@@ -75,7 +82,7 @@ def serve(**options: Any) -> None:
         click.echo(
             f"headwater serving {settings.base_url} "
             f"(store: {redact_url(settings.database_url)}; "
-            f"writes {'need an API key' if settings.api_key else 'open'})",
+            f"{'API key set' if settings.api_key else 'open unless tokens exist'})",
             err=True,
         )
         run_server(settings)

@@ -19,6 +19,7 @@ from headwater.config import Settings
 from headwater.server.handlers import install_handlers
 
 if TYPE_CHECKING:
+    from headwater.server.access import Access
     from headwater.store import Store
 
 __all__ = ["create_app", "open_store"]
@@ -47,9 +48,13 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     owns_store = store is None
     active_store = open_store(settings) if store is None else store
 
+    access = _access(settings, active_store)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        access.audit.start()
         yield
+        access.audit.close()  # the rows still queued are written before the store closes
         if owns_store:
             logger.info("closing store")
             active_store.close()
@@ -62,8 +67,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.store = active_store
-    # Encoded once so each authenticated write compares bytes in constant time.
-    app.state.api_key_bytes = settings.api_key.encode("utf-8") if settings.api_key else None
+    app.state.access = access
     install_handlers(app)
     _include_routes(app)
     # The ingestion POSTs are served by one ASGI handler in front of the routing
@@ -73,11 +77,30 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     from headwater.server.routes import lineage
 
     app.add_middleware(IngestEndpoint)
+    # Added last, so outermost: every request, the ingestion POSTs included, passes it.
+    from headwater.server.access import AccessGate
+
+    app.add_middleware(AccessGate, access=access)
     document_only(app, lineage.router.routes)
     from headwater.ui import mount_ui  # the web UI last, so every API route matches first
 
     mount_ui(app)
     return app
+
+
+def _access(settings: Settings, store: Store) -> Access:
+    from headwater.server.access import Access, TokenCache
+    from headwater.server.audit import AuditLog
+
+    cache = TokenCache(store.engine, settings.api_key)
+    # Loaded now, so a store without the tokens table fails at start-up, and a store
+    # that goes away later leaves the server judging by the tokens it last read.
+    cache.protected()
+    return Access(
+        tokens=cache,
+        audit=AuditLog(store.engine, mirror=settings.audit_file),
+        public_reads=settings.public_reads,
+    )
 
 
 def _include_routes(app: FastAPI) -> None:
@@ -86,6 +109,7 @@ def _include_routes(app: FastAPI) -> None:
     app.include_router(health.router)
 
     from headwater.server.routes import (
+        access,
         datasets,
         deletes,
         drift,
@@ -118,3 +142,4 @@ def _include_routes(app: FastAPI) -> None:
     app.include_router(deletes.router)
     app.include_router(quarantine.router)
     app.include_router(drift.router)
+    app.include_router(access.router)

@@ -1,13 +1,13 @@
-"""FastAPI dependencies: the store and settings of the running app, write auth."""
+"""FastAPI dependencies: the store and settings of the running app, the write check."""
 
 from __future__ import annotations
 
-import hmac
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, Request
 
 from headwater.config import Settings
+from headwater.server.access import PRINCIPAL_KEY, required_scope
 from headwater.server.handlers import AuthError
 
 if TYPE_CHECKING:
@@ -41,22 +41,18 @@ async def get_settings(request: Request) -> Settings:
 
 
 async def require_write_access(request: Request) -> None:
-    """Refuse a write unless it carries ``Authorization: Bearer <api_key>``.
+    """Refuse a write that :class:`~headwater.server.access.AccessGate` did not admit.
 
-    No-op when no API key is configured. The comparison is constant-time so
-    the key cannot be guessed byte by byte from response timings.
+    The gate authenticates every request and checks its scope before anything
+    else runs; this repeats the scope check where the writes are served, so a
+    write path reached without the gate fails closed instead of open.
     """
-    expected: bytes | None = request.app.state.api_key_bytes
-    if expected is None:
-        return
-    header = request.headers.get("authorization")
-    if header is None:
-        raise AuthError("this server requires Authorization: Bearer <api key> on writes")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(
-        token.strip().encode("utf-8"), expected
-    ):
-        raise AuthError("invalid API key")
+    principal = request.scope.get(PRINCIPAL_KEY)
+    if principal is None:
+        raise AuthError("the request did not pass the access check")
+    need = required_scope(request.method, request.url.path)
+    if need is not None and need not in principal.scopes:
+        raise AuthError(f"this needs a token with the {need} scope")
 
 
 # The store's class is imported lazily (it pulls SQLAlchemy); FastAPI needs no

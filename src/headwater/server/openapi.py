@@ -25,7 +25,8 @@ __all__ = ["ERROR_DESCRIPTIONS", "document_only", "error_responses", "install_op
 #: What each error status means, as the document describes it.
 ERROR_DESCRIPTIONS: dict[int, str] = {
     400: "A parameter or the body is malformed or out of range; `field` names it.",
-    401: "The server has an API key and the request carries none, or a wrong one.",
+    401: "The server has tokens (or an API key) and the request carries none, or a wrong one.",
+    403: "The token lacks the scope (or the namespace) this needs.",
     404: "What the path or a parameter names does not exist (or is deleted).",
     409: "It exists already.",
     413: "The body is over the server's limit (before or after gzip).",

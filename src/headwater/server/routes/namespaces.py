@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from fastapi import Request
+
+from headwater.server.access import principal_of
 from headwater.server.deps import StoreDep
 from headwater.server.openapi import error_responses
 from headwater.server.responses import NamespaceList, NamespaceResponse, SourceList, SourceResponse
@@ -17,10 +20,13 @@ _NOT_FOUND = error_responses(404)
 
 
 @router.get("/api/v1/namespaces", response_model=NamespaceList, tags=["namespaces"])
-def list_namespaces(store: StoreDep, limit: Limit = 100, offset: Offset = 0) -> dict[str, Any]:
-    """Every namespace a job or dataset was seen in, by name."""
+def list_namespaces(
+    request: Request, store: StoreDep, limit: Limit = 100, offset: Offset = 0
+) -> dict[str, Any]:
+    """Every namespace a job or dataset was seen in, by name (those the token may see)."""
+    allowed = principal_of(request.scope).namespaces
     with connection(store) as conn:
-        items, total = reads.list_namespaces(conn, page(limit, offset))
+        items, total = reads.list_namespaces(conn, page(limit, offset), allowed)
     return {"namespaces": items, "totalCount": total}
 
 

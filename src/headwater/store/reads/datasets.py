@@ -8,7 +8,7 @@ as one dataset.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -56,9 +56,14 @@ def _namespace_record(row: sa.Row[Any]) -> dict[str, Any]:
     }
 
 
-def list_namespaces(conn: sa.Connection, page: Page) -> tuple[list[dict[str, Any]], int]:
-    """Namespaces by name, without soft-deleted ones."""
-    rows, total = paged(conn, _namespace_select().where(visible(_ns)), [_ns.c.name], page)
+def list_namespaces(
+    conn: sa.Connection, page: Page, names: Collection[str] | None = None
+) -> tuple[list[dict[str, Any]], int]:
+    """Namespaces by name, without soft-deleted ones; only ``names`` when given."""
+    query = _namespace_select().where(visible(_ns))
+    if names is not None:
+        query = query.where(_ns.c.name.in_(sorted(names)))
+    rows, total = paged(conn, query, [_ns.c.name], page)
     return [_namespace_record(r) for r in rows], total
 
 

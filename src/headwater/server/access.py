@@ -1,0 +1,328 @@
+"""Who may do what: bearer tokens with scopes, checked once per request in front of the app.
+
+:class:`AccessGate` is the outermost ASGI middleware, so it sees every request
+(the ingestion POSTs, the routes, ``/docs``, the UI) before anything else does.
+For each it decides the scope the request needs (:func:`required_scope`):
+
+- ``ingest``: ``POST /api/v1/lineage`` and ``POST /api/v1/lineage/batch``;
+- ``admin``: every other method than GET/HEAD (deletes, tag writes, the Marquez
+  PUTs and run writes, token management), and any GET of ``/api/v2/tokens`` or
+  ``/api/v2/audit``;
+- ``read``: every other GET under ``/api``, and ``/docs``, ``/redoc``, ``/openapi.json``,
+  ``/metrics``;
+- none: ``GET /api/v1/health`` and the UI's static shell (``index.html`` for every
+  page path, and ``/static/...``).
+
+A server with neither ``--api-key`` nor a live token is open to everyone, as a
+laptop server should be. Once either exists, a request needing a scope must carry
+``Authorization: Bearer <secret>`` of a token holding that scope (``--api-key``
+holds all three), except reads when ``--public-reads`` is set. A missing or
+unknown token is a 401, a token without the scope a 403; both are audited
+(rate-limited per client). A token limited to namespaces may read only
+``/api/v1/namespaces`` (filtered) and paths under ``/api/v1/namespaces/{one of
+them}``; every other read is refused with a 403, because the graph, search and
+event endpoints cross namespaces.
+
+Token digests are cached in memory (:class:`TokenCache`) and reloaded at most
+every :data:`TOKEN_TTL_SECONDS`, at once after a change through this process's
+API, and on an unknown secret at most every :data:`MISS_RELOAD_SECONDS`, so an
+authenticated ingest request costs no database query.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote
+
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from headwater.errors import StoreError
+from headwater.server.audit import AuditLog
+from headwater.server.handlers import error_body
+from headwater.store import access as tokens
+from headwater.store.access import AuditRow
+from headwater.store.transactions import now_utc
+
+__all__ = [
+    "ALL_SCOPES",
+    "MISS_RELOAD_SECONDS",
+    "OPEN",
+    "PRINCIPAL_KEY",
+    "TOKEN_TTL_SECONDS",
+    "Access",
+    "AccessGate",
+    "Principal",
+    "TokenCache",
+    "audit_target",
+    "principal_of",
+    "required_scope",
+]
+
+logger = logging.getLogger(__name__)
+
+#: How long a revocation made elsewhere (the CLI, another server process) may go unseen.
+TOKEN_TTL_SECONDS = 5.0
+#: The least time between reloads that an unknown secret may cause.
+MISS_RELOAD_SECONDS = 1.0
+#: Where the gate leaves the request's :class:`Principal` in the ASGI scope.
+PRINCIPAL_KEY = "headwater.principal"
+#: Where a route may name what it changed more precisely than its path, for the audit log.
+_TARGET_KEY = "headwater.audit_target"
+
+ALL_SCOPES = frozenset(tokens.SCOPES)
+_INGEST_PATHS = {"/api/v1/lineage": "ingest", "/api/v1/lineage/batch": "ingest.batch"}
+_READ_PREFIXES = ("/api/", "/docs", "/redoc", "/openapi.json", "/metrics")
+_ADMIN_READ_PREFIXES = ("/api/v2/tokens", "/api/v2/audit")
+_NAMESPACES = "/api/v1/namespaces"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who made a request: a token's name and grants, or nobody (``name`` None)."""
+
+    name: str | None
+    scopes: frozenset[str]
+    namespaces: frozenset[str] | None = None
+    authenticated: bool = False
+
+    def may_see(self, namespace: str) -> bool:
+        return self.namespaces is None or namespace in self.namespaces
+
+
+#: Everyone on a server with no token and no ``--api-key``.
+OPEN = Principal(None, ALL_SCOPES)
+_ANONYMOUS_READER = Principal(None, frozenset({"read"}))
+_NOBODY = Principal(None, frozenset())
+
+
+def principal_of(scope: Scope) -> Principal:
+    """The principal the gate admitted for this request (OPEN for an app without the gate)."""
+    found: Principal = scope.get(PRINCIPAL_KEY, OPEN)
+    return found
+
+
+def audit_target(scope: Scope, target: str) -> None:
+    """Name what a write changed (a token's name), in place of its path, in the audit log."""
+    scope[_TARGET_KEY] = target
+
+
+def required_scope(method: str, path: str) -> str | None:
+    """The scope a request needs; None for the allow-list (health, the UI shell)."""
+    if method in ("GET", "HEAD"):
+        if path == "/api/v1/health":
+            return None
+        if path.startswith(_ADMIN_READ_PREFIXES):
+            return "admin"
+        if path == "/api" or path.startswith(_READ_PREFIXES):
+            return "read"
+        return None  # index.html for a page path, or a hashed asset under /static/
+    if method == "POST" and path in _INGEST_PATHS:
+        return "ingest"
+    return "admin"
+
+
+class TokenCache:
+    """Live token digests in memory, reloaded when older than ``ttl`` seconds."""
+
+    def __init__(self, engine: Any, api_key: str | None, *, ttl: float = TOKEN_TTL_SECONDS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._engine = engine
+        self._api_key_digest = tokens.digest(api_key) if api_key else None
+        self._ttl = ttl
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._by_digest: dict[str, tuple[str, Principal]] | None = None
+        self._loaded_at = 0.0
+
+    def invalidate(self) -> None:
+        """Reload on the next lookup (after a change made through this process)."""
+        self._loaded_at = float("-inf")
+
+    def _current(self) -> dict[str, tuple[str, Principal]]:
+        by_digest = self._by_digest
+        if by_digest is not None and self._clock() - self._loaded_at < self._ttl:
+            return by_digest
+        with self._lock:
+            if self._by_digest is not None and self._clock() - self._loaded_at < self._ttl:
+                return self._by_digest
+            try:
+                live = tokens.list_tokens(self._engine, include_revoked=False)
+            except StoreError:
+                if self._by_digest is None:
+                    raise  # nothing to judge by: refuse (503) rather than open up
+                logger.warning("token reload failed; keeping the tokens loaded before")
+                self._loaded_at = self._clock()
+                return self._by_digest
+            self._by_digest = {
+                t.digest: (t.digest, Principal(t.name, t.scopes, t.namespaces,
+                                               authenticated=True))
+                for t in live
+            }
+            self._loaded_at = self._clock()
+            return self._by_digest
+
+    def protected(self) -> bool:
+        """Whether requests need a token: ``--api-key`` is set or a live token exists."""
+        return self._api_key_digest is not None or bool(self._current())
+
+    def lookup(self, secret: str) -> Principal | None:
+        """The principal ``secret`` names, or None; digests are compared in constant time."""
+        presented = tokens.digest(secret)
+        if self._api_key_digest is not None and hmac.compare_digest(
+            presented, self._api_key_digest
+        ):
+            return Principal("api-key", ALL_SCOPES, authenticated=True)
+        # The dict is keyed by the digest of what was presented, so how long finding
+        # it takes says nothing about any stored secret; the comparison that grants
+        # access is constant-time all the same.
+        entry = self._current().get(presented)
+        if entry is None and self._clock() - self._loaded_at >= MISS_RELOAD_SECONDS:
+            # A token made a moment ago (by the CLI, another process) works at once;
+            # unknown secrets cost at most one query per MISS_RELOAD_SECONDS.
+            self.invalidate()
+            entry = self._current().get(presented)
+        if entry is None or not hmac.compare_digest(entry[0], presented):
+            return None
+        return entry[1]
+
+
+@dataclass
+class Access:
+    """What the gate needs: the token cache, the audit log and the public-reads switch."""
+
+    tokens: TokenCache
+    audit: AuditLog
+    public_reads: bool = False
+
+
+class AccessGate:
+    """ASGI middleware: authenticate, check the scope, audit writes and refusals."""
+
+    def __init__(self, app: ASGIApp, access: Access) -> None:
+        self.app = app
+        self.access = access
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        method: str = scope["method"]
+        path: str = scope["path"]
+        need = required_scope(method, path)
+        write = method not in ("GET", "HEAD")
+        try:
+            protected = self.access.tokens.protected()
+        except StoreError as exc:
+            await _refuse(scope, receive, send, 503,
+                          error_body(f"database unavailable: {exc}", retriable=True))
+            return
+        principal = OPEN
+        if protected and need is not None:
+            refusal = self._admit(scope, method, path, need)
+            if isinstance(refusal, tuple):
+                status, message = refusal
+                principal_name = scope.get(PRINCIPAL_KEY, _NOBODY).name
+                self.access.audit.refused(
+                    _client(scope), principal_name, _operation(method, path), path,
+                    "unauthenticated" if status == 401 else "forbidden", status,
+                )
+                headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+                await _refuse(scope, receive, send, status,
+                              error_body(message, "Authorization"), headers)
+                return
+            principal = refusal
+        scope[PRINCIPAL_KEY] = principal
+        status_seen: list[int] = []
+
+        async def send_marked(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status_seen.append(message["status"])
+                if principal.authenticated:
+                    headers = MutableHeaders(scope=message)
+                    existing = headers.get("cache-control")
+                    if existing is None:
+                        headers["Cache-Control"] = "private"
+                    elif "private" not in existing:
+                        headers["Cache-Control"] = f"private, {existing}"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_marked)
+        finally:
+            if write:
+                status = status_seen[0] if status_seen else 500
+                self.access.audit.record(AuditRow(
+                    now_utc(), principal.name, _client(scope), _operation(method, path),
+                    scope.get(_TARGET_KEY, path), "ok" if status < 400 else "failed", status,
+                ))
+
+    def _admit(self, scope: Scope, method: str, path: str,
+               need: str) -> Principal | tuple[int, str]:
+        header = Headers(scope=scope).get("authorization")
+        if header is None:
+            if need == "read" and self.access.public_reads:
+                return _ANONYMOUS_READER
+            return 401, "this server requires Authorization: Bearer <token>"
+        kind, _, secret = header.partition(" ")
+        principal = (self.access.tokens.lookup(secret.strip())
+                     if kind.lower() == "bearer" else None)
+        if principal is None:
+            return 401, "invalid token"
+        scope[PRINCIPAL_KEY] = principal
+        if need not in principal.scopes:
+            return 403, f"token '{principal.name}' lacks the {need} scope"
+        if principal.namespaces is not None and need != "ingest":
+            denied = _namespace_refusal(principal, scope)
+            if denied is not None:
+                return 403, denied
+        return principal
+
+
+def _namespace_refusal(principal: Principal, scope: Scope) -> str | None:
+    """Why a namespace-limited token may not make this request; None when it may."""
+    raw: bytes = scope.get("raw_path") or scope["path"].encode()
+    path = raw.decode("latin-1").split("?", 1)[0]
+    if path in (_NAMESPACES, _NAMESPACES + "/"):
+        return None  # the list route shows the token's namespaces only
+    if path.startswith(_NAMESPACES + "/"):
+        namespace = unquote(path[len(_NAMESPACES) + 1:].split("/", 1)[0])
+        if principal.may_see(namespace):
+            return None
+        return f"token '{principal.name}' may not see namespace '{namespace}'"
+    return (f"token '{principal.name}' is limited to namespaces; "
+            f"{scope['path']} is not namespace-scoped")
+
+
+def _operation(method: str, path: str) -> str:
+    """The audit log's name for a request."""
+    if method == "POST" and path in _INGEST_PATHS:
+        return _INGEST_PATHS[path]
+    if path.startswith("/api/v2/tokens"):
+        return {"POST": "token.create", "DELETE": "token.revoke"}.get(method, "token.read")
+    if path.startswith("/api/v2/audit"):
+        return "audit.read"
+    if "/tags" in path:
+        return "tag"
+    if method == "DELETE":
+        return "delete"
+    if method in ("GET", "HEAD"):
+        return "read"
+    return "write"
+
+
+def _client(scope: Scope) -> str | None:
+    client = scope.get("client")
+    return str(client[0]) if client else None
+
+
+async def _refuse(scope: Scope, receive: Receive, send: Send, status: int,
+                  body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+    await JSONResponse(body, status, headers=headers)(scope, receive, send)
