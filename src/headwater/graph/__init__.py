@@ -7,6 +7,8 @@ and runs unchanged against SQLite or PostgreSQL.
 - :mod:`headwater.graph.model` — node ids, :class:`Node`, :class:`Edge`, :class:`Graph`.
 - :mod:`headwater.graph.traverse` — the directed, depth- and size-bounded walk.
 - :mod:`headwater.graph.columns` — column-level lineage on top of the walk.
+- :mod:`headwater.graph.drift` — schema diff of two dataset versions, each change
+  classified breaking or compatible.
 """
 
 from __future__ import annotations
