@@ -15,6 +15,7 @@ Tables (``tables.py`` has every column)::
     dataset_symlinks  symlinks facet identifiers of a dataset
     fields            the current fields of each dataset (mirror of datasets.fields)
     dataset_versions  one per (dataset, producing run), or per DatasetEvent; schema snapshot
+    dataset_drifts    schema changes between consecutive versions of a dataset (``drift.py``)
     jobs              (namespace, name); current job version
     job_versions      job + sorted input/output node ids + source location
     runs              one per runId: state, start/end, nominal times, parent, job version
@@ -38,8 +39,9 @@ Order independence (the store is a function of the *set* of events):
   never reopens a finished run.
 * Several producers' events for one run merge: inputs/outputs are unions,
   facets are latest by event time per name.
-* Values derived from other rows (current schema, versions, job versions) are
-  recomputed from stored facts for what each batch touched (``derive.py``).
+* Values derived from other rows (current schema, versions, job versions,
+  schema drift) are recomputed from stored facts for what each batch touched
+  (``derive.py``).
 * The version a run read is resolved at query time (``queries.py``): the
   latest version produced strictly before the read's event time.
 
