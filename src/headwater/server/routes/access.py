@@ -8,7 +8,7 @@ anyone, who could otherwise lock its owner out. ``headwater token create`` makes
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import Request
 from pydantic import BaseModel, Field
@@ -116,7 +116,7 @@ def revoke_token(name: str, request: Request, store: StoreDep) -> dict[str, Any]
 def read_audit(
     request: Request,
     store: StoreDep,
-    since: str | None = time_query("Only entries at or after this time."),
+    since: Annotated[str | None, time_query("Only entries at or after this time.")] = None,
     limit: Limit = 100,
     offset: Offset = 0,
 ) -> dict[str, Any]:
