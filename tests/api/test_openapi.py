@@ -54,8 +54,10 @@ def test_every_error_answer_has_the_error_body(document: dict[str, Any]) -> None
 
 
 def test_every_route_but_health_documents_503(document: dict[str, Any]) -> None:
+    # /metrics answers from memory while the database is down (its table counts
+    # keep their last sample), which is when its figures matter most.
     for method, path, operation in operations(document):
-        if path != "/api/v1/health":
+        if path not in ("/api/v1/health", "/metrics"):
             assert "503" in operation["responses"], f"{method} {path}"
 
 

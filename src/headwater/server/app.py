@@ -77,6 +77,10 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     from headwater.server.routes import lineage
 
     app.add_middleware(IngestEndpoint)
+    # Around the ingestion POSTs too, so every answer the app gives is counted and timed.
+    from headwater.server.metrics import install_metrics
+
+    install_metrics(app, active_store)
     # Added last, so outermost: every request, the ingestion POSTs included, passes it.
     from headwater.server.access import AccessGate
 

@@ -89,6 +89,8 @@ def _run_workers(settings: Settings) -> None:
     The schema is migrated here, once, before any worker opens the store.
     """
     import os
+    import shutil
+    import tempfile
 
     import uvicorn
 
@@ -101,8 +103,19 @@ def _run_workers(settings: Settings) -> None:
             os.environ[ENV_PREFIX + name.upper()] = value
     if not port_is_free(settings.host, settings.port):
         raise ConfigError(f"could not listen on {settings.host}:{settings.port}")
-    uvicorn.run("headwater.server.run:app_from_environment", factory=True,
-                workers=settings.workers, **_uvicorn_options(settings))
+    # The workers count into one folder, so /metrics adds up all of them
+    # whichever worker a scrape reaches (prometheus-client's multiprocess mode).
+    metrics_dir = None
+    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        metrics_dir = tempfile.mkdtemp(prefix="headwater-metrics-")
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+    try:
+        uvicorn.run("headwater.server.run:app_from_environment", factory=True,
+                    workers=settings.workers, **_uvicorn_options(settings))
+    finally:
+        if metrics_dir is not None:
+            del os.environ["PROMETHEUS_MULTIPROC_DIR"]
+            shutil.rmtree(metrics_dir, ignore_errors=True)
 
 
 def _uvicorn_options(settings: Settings) -> dict[str, Any]:

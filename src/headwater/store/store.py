@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
@@ -101,6 +101,10 @@ class Store:
         # checkpointed off the write path.
         self._checkpointer = (WalCheckpointer(engine.url.database)
                               if self._write_lock_path else None)
+        #: Called after each committed transaction with its event count and
+        #: seconds (the server's metrics); it runs in the writing thread, so it
+        #: must be quick and must not raise.
+        self.on_commit: Callable[[int, float], None] | None = None
 
     @classmethod
     def open(cls, url: str, *, migrate: bool = True) -> Store:
@@ -251,6 +255,7 @@ class Store:
     def _transaction(self, events: list[ParsedEvent], facts: Facts | None) -> set[str]:
         """One transaction for ``events``; the hashes it stored. Conflicts are retried."""
         for attempt in range(_CONFLICT_RETRIES + 1):
+            started = time.perf_counter()
             try:
                 # Several processes may write one SQLite file (serve --workers N):
                 # they take turns through the lock file (see transactions.py).
@@ -264,6 +269,8 @@ class Store:
                     continue
                 raise
             self._writer.commit()
+            if self.on_commit is not None:
+                self.on_commit(len(events), time.perf_counter() - started)
             if self._checkpointer is not None:
                 self._checkpointer.committed(len(new))
             return new

@@ -18,10 +18,11 @@ from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
+from headwater.errors import EventError, WriteRefused
 from headwater.server.body import read_json_body
 from headwater.server.deps import WriteAccess
 from headwater.server.handlers import RequestError, error_body
-from headwater.server.ingest import ingest_batch, ingest_one
+from headwater.server.ingest import INVALID, REFUSED, ingest_batch, ingest_one
 from headwater.server.schemas import (
     LINEAGE_REQUEST_BODY,
     BatchResponse,
@@ -54,7 +55,16 @@ async def post_lineage(request: Request) -> JSONResponse:
             "expected one event (a JSON object); POST arrays to /api/v1/lineage/batch",
             field="body",
         )
-    result = await run_in_threadpool(ingest_one, request.app.state.store, payload)
+    metrics = request.app.state.metrics
+    try:
+        result = await run_in_threadpool(ingest_one, request.app.state.store, payload)
+    except WriteRefused:
+        metrics.ingested_one(refused=REFUSED)
+        raise
+    except EventError:
+        metrics.ingested_one(refused=INVALID)
+        raise
+    metrics.ingested_one(duplicate=result.duplicate)
     return JSONResponse(
         {"status": "success", "eventHash": result.event_hash, "duplicate": result.duplicate}
     )
@@ -80,6 +90,7 @@ async def post_lineage_batch(request: Request) -> JSONResponse:
     if not isinstance(payload, list):
         raise RequestError("expected a JSON array of events", field="body")
     outcome = await run_in_threadpool(ingest_batch, request.app.state.store, payload)
+    request.app.state.metrics.ingested(outcome)
     body = outcome.as_json()
     if outcome.failed and not outcome.successful:
         # Nothing usable at all: a client error, with the same per-event detail.
