@@ -193,7 +193,10 @@ def test_chains_answer_as_the_calls_step_by_step(spark: Any, tmp_path: Path) -> 
         plan = plan.executedPlan() if str(plan.nodeName()) == "AdaptiveSparkPlan" else plan.plan()
     metrics = plan.cmd().metrics()
     one_by_one = {key: int(metrics.apply(key).value()) for key in ("numOutputRows", "numOutputBytes", "numFiles")}
-    assert _write_metrics(plan) == one_by_one and one_by_one["numOutputRows"] == 60
+    found = _write_metrics(plan)
+    # One metric's id, which names the write's execution in Spark's status store.
+    assert found.pop("write_metric_id") in {int(metrics.apply(key).id()) for key in one_by_one}
+    assert found == one_by_one and one_by_one["numOutputRows"] == 60
 
     # The leaf count and the relations' hashes in one call, as leaf by leaf.
     hashes = RelationHashes(spark._jvm)

@@ -31,7 +31,7 @@ def _lifecycle(dataset: dict[str, Any]) -> str | None:
 
 @pytest.fixture
 def clean_tables(spark):
-    names = ["hw_t1", "hw_t2", "hw_ctas", "hw_hive", "hw_hive2", "hw_ext", "hw_new", "hw_cached_src", "hw_cached_dst"]
+    names = ["hw_t1", "hw_t2", "hw_ctas", "hw_hive", "hw_hive2", "hw_ext", "hw_new", "hw_cached_src", "hw_cached_dst", "hw_typed_src", "hw_typed_dst"]
     for name in names:
         spark.sql(f"DROP TABLE IF EXISTS {name}")
     yield
@@ -183,9 +183,9 @@ def test_drop_if_exists_reports_only_a_table_that_was_dropped(spark, lineage, cl
 
 
 def test_job_type_and_dataset_type(spark, lineage, clean_tables, tmp_path: Path):
-    spark.createDataFrame([(1, "a")], ["k", "v"]).write.saveAsTable("hw_t1")
-    spark.table("hw_t1").write.parquet(str(tmp_path / "out"))
-    spark.read.parquet(str(tmp_path / "out")).write.saveAsTable("hw_t2")
+    spark.createDataFrame([(1, "a")], ["k", "v"]).write.saveAsTable("hw_typed_src")
+    spark.table("hw_typed_src").write.parquet(str(tmp_path / "out"))
+    spark.read.parquet(str(tmp_path / "out")).write.saveAsTable("hw_typed_dst")
     events = lineage.action_events()
     for event in events:
         assert event["job"]["facets"]["jobType"] == {

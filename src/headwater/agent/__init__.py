@@ -87,6 +87,11 @@ class Agent:
             self._dropped = dropped
         except Exception as exc:  # every IF EXISTS drop is then reported
             self._log_once("listening to the session catalog", exc)
+        status_store = None
+        try:
+            status_store = self._jsession.sharedState().statusStore()
+        except Exception as exc:  # a CTAS's nested insert is then reported too
+            self._log_once("reading the SQL status store", exc)
         self._listener = ActionListener(
             self._jsession,
             gateway.jvm,
@@ -95,6 +100,7 @@ class Agent:
             capture_read_only=bool(getattr(config, "capture_read_only_actions", False)),
             record_seconds=record,
             dropped=self._dropped,
+            status_store=status_store,
         )
         self._jsession.listenerManager().register(self._listener)
         self._spark_context = spark.sparkContext

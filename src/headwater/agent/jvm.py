@@ -337,7 +337,8 @@ def _write_metrics(plan: Any) -> dict[str, int]:
     facts = {key: found[key][1] for key in _WRITE_METRICS if key in found}
     if found:
         # Any one of the write's metrics names its execution in Spark's status store.
-        facts["write_metric_id"] = next(iter(found.values()))[0]
+        key = next((key for key in _WRITE_METRICS if key in found), next(iter(found)))
+        facts["write_metric_id"] = found[key][0]
     return facts
 
 
@@ -345,16 +346,17 @@ def _write_metrics(plan: Any) -> dict[str, int]:
 _PLAN_METRIC_ID = re.compile(r",(-?\d+),\w+\)")
 
 
-def nested_execution_root(jsession: Any, metric_id: int, recent: int = 16) -> int | None:
+def nested_execution_root(store: Any, metric_id: int, recent: int = 16) -> int | None:
     """The root execution id of the SQL execution that owns metric ``metric_id``, if
     that execution runs inside another one (a CTAS's insert); else ``None``.
 
     Spark reports a command and the insert it runs as two executions, both to
     every ``QueryExecutionListener``; only its status store relates them
     (``rootExecutionId``, Spark 3.4+). The execution is found among the
-    ``recent`` newest ones by the id of one of its metrics.
+    ``recent`` newest ones of ``store`` (the session's ``SQLAppStatusStore``) by
+    the id of one of its metrics: about eight py4j calls, as the write's
+    execution is the newest or nearly.
     """
-    store = jsession.sharedState().statusStore()
     count = int(store.executionsCount())
     start = max(count - recent, 0)
     executions = store.executionsList(start, count - start)

@@ -170,13 +170,15 @@ class ActionListener:
         record_seconds: Callable[[float, float], None] | None = None,
         defer: bool = True,
         dropped: Any = None,
+        status_store: Any = None,
     ) -> None:
         """``submit`` receives a :class:`PendingAction` (captured later with
         :meth:`capture_pending`) or, for DDL and when ``defer`` is false, a finished
         :class:`ActionCapture`. ``record_seconds`` gets the time each callback held
         Spark's listener thread: wall seconds and that thread's CPU seconds.
         ``dropped`` (a :class:`~headwater.agent.catalog_events.DroppedTables`) tells
-        whether a ``DROP TABLE IF EXISTS`` dropped anything."""
+        whether a ``DROP TABLE IF EXISTS`` dropped anything; ``status_store`` (the
+        session's ``SQLAppStatusStore``) which inserts run nested in a command."""
         self._jsession = jsession
         self._jvm = jvm
         self._submit = submit
@@ -191,6 +193,7 @@ class ActionListener:
         # root execution id -> write metrics of the insert nested in it
         self._nested: dict[int, dict[str, Any]] = {}
         self._nested_lock = threading.Lock()
+        self._status_store = status_store
         self.active = True
 
     # py4j calls these two by name; they must never raise.
@@ -306,10 +309,10 @@ class ActionListener:
         """Whether the write ``executed`` describes runs nested in another execution;
         its metrics are then kept for the outer command."""
         metric_id = executed.pop("write_metric_id", None)
-        if metric_id is None:
+        if metric_id is None or self._status_store is None:
             return False
         try:
-            root = nested_execution_root(self._jsession, metric_id)
+            root = nested_execution_root(self._status_store, metric_id)
         except Exception as exc:
             self._log_once("execution look-up", exc)
             return False
