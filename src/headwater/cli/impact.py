@@ -29,7 +29,8 @@ def _print_table(answer: dict[str, Any]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    title = f"impact of {escape(answer['start'])} (depth {answer['depth']}, edges {answer['edges']})"
+    title = f"impact of {escape(answer['start'])}"
+    title += f" (depth {answer['depth']}, edges {answer['edges']})"
     if answer.get("asOf"):
         title += f" as of {answer['asOf']}"
     table = Table("node", "type", "depth", "impact", "path", title=title)

@@ -404,8 +404,6 @@ def to_csv(answer: Mapping[str, Any]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for node in answer["nodes"]:
-        kinds = " > ".join(node["pathEdges"])
-        writer.writerow(
-            [node["id"], node["type"], node["depth"], node["impact"], " > ".join(node["path"]), kinds]
-        )
+        path, kinds = " > ".join(node["path"]), " > ".join(node["pathEdges"])
+        writer.writerow([node["id"], node["type"], node["depth"], node["impact"], path, kinds])
     return out.getvalue()
