@@ -7,7 +7,8 @@ PostgreSQL and back), and rebuilt from A's raw log into store C, each must
 dump (``tests/store/dump.py``) exactly as A does, with three things left out
 of the comparison: surrogate ids (arrival order), ``events.received_at``
 (the clock) and the ``quarantine`` table (refused events are not in the raw
-log, so neither export nor rebuild carries them; A holds one on purpose).
+log, so export does not carry them; A holds one on purpose). ``rebuild``
+copies the quarantine and the access tokens as they are, which is checked apart.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from click.testing import CliRunner
 from headwater.cli import main
 from headwater.server.ingest import ingest_batch
 from headwater.store import Store
+from headwater.store.access import create_token, list_tokens
 from tests.store.builders import record
 from tests.store.dump import dump
 from tests.store.generate import generate
@@ -137,8 +139,10 @@ def test_export_then_import_into_the_other_database_and_back(
 def test_rebuild_from_raw_gives_an_identical_store_and_leaves_the_old_one(
     db_url: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    expected = fill(db_url, seed=9)
-    before = dumped(db_url)
+    fill(db_url, seed=9)
+    with Store.open(db_url, migrate=False) as store:
+        _, token = create_token(store.engine, "ci", ["ingest"])
+    before = expected = dumped(db_url)
     kind = "sqlite" if db_url.startswith("sqlite") else "postgresql"
     args = ["rebuild", "--from-raw", "--db", db_url]
     if kind == "postgresql":
@@ -150,12 +154,20 @@ def test_rebuild_from_raw_gives_an_identical_store_and_leaves_the_old_one(
     assert code == 0, err
     n = len(expected["events"])
     assert f"rebuilt {n} of {n} events into" in out
-    assert "not carried over (not in the raw log): 1 quarantined values" in err
+    assert ("carried over: 1 rows of quarantine, 1 rows of api_tokens, 0 rows of audit_log"
+            in out)
+    assert "not carried over" not in err
     if kind == "sqlite":
         [built] = [p for p in tmp_path.glob("headwater.rebuilt-*.db")]
         into = f"sqlite:///{built}"
     assert_same(dumped(into), expected)
     assert dumped(db_url) == before  # the rebuilt store is only read
+    # The tables no event can make again come over as they were: a swapped-in
+    # store keeps its tokens (so it does not answer everyone) and its quarantine.
+    with Store.open(db_url, migrate=False) as old, Store.open(into, migrate=False) as new:
+        for table in ("quarantine", "api_tokens"):
+            assert dump(new)[table] == dump(old)[table] != []
+        assert [t.digest for t in list_tokens(new.engine)] == [token.digest]
 
     # A store that already holds events is not rebuilt into.
     code, _, err = cli("rebuild", "--from-raw", "--db", db_url, "--into", into)

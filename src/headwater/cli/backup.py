@@ -13,9 +13,11 @@ all a backup needs and all a rebuild reads:
   the old store, the old one stays usable until the user swaps them, and a
   rebuild that stops halfway leaves nothing to repair.
 
-What the raw log does not hold (the quarantine, Marquez soft deletes and
-namespace owners) is not carried over; ``rebuild`` says when the old store
-has any (``docs/server.md``, "Backup, move and rebuild").
+``rebuild`` also copies the tables no event can make again (the
+quarantine, access tokens, the audit log: ``raw_log.CARRIED``), so the
+rebuilt store keeps its tokens. What neither carries (Marquez soft deletes
+and namespace owners) it reports (``docs/server.md``, "Backup, move and
+rebuild"); ``export`` writes the events alone.
 """
 
 from __future__ import annotations
@@ -131,6 +133,9 @@ def rebuild(from_raw: bool, db_url: str | None, into: str | None) -> None:
                 if raw_log.count(target.engine):
                     raise click.ClickException(f"{_shown(target_url)} is not empty; "
                                                "rebuild into a new store")
+                # Before the events, so a refusal during the rebuild adds to the
+                # quarantine instead of colliding with a copied row.
+                carried = raw_log.carry(engine, target.engine)
                 stored = refused = 0
                 with _progress(True) as progress:
                     task = progress.add_task("rebuilding", total=total)
@@ -149,6 +154,8 @@ def rebuild(from_raw: bool, db_url: str | None, into: str | None) -> None:
     except HeadwaterError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"rebuilt {rebuilt} of {total} events into {_shown(target_url)}")
+    click.echo("carried over: " + ", ".join(f"{n} rows of {table}"
+                                             for table, n in carried.items()))
     for what, n in not_carried.items():
         click.echo(f"not carried over (not in the raw log): {n} {what}", err=True)
     if rebuilt != total or refused:

@@ -1,5 +1,10 @@
 """Reading the raw event log back out: what ``headwater export`` and ``rebuild`` stream.
 
+Beside the log, :func:`carry` copies the tables no event can make again
+(:data:`CARRIED`: the quarantine, access tokens and the audit log), so a
+rebuilt store swapped in keeps its tokens and does not open the server to
+everyone; :func:`outside_log` names what neither way carries.
+
 The ``events`` table holds every distinct event as the canonical JSON its
 hash is taken of, so the log alone is enough to derive every other table
 again. It is read in (``event_time``, ``event_hash``) order, a page at a time
@@ -18,11 +23,15 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from headwater.errors import StoreError
 from headwater.store import tables as t
+from headwater.store.transactions import write_transaction
 
-__all__ = ["PAGE", "count", "outside_log", "payloads"]
+__all__ = ["CARRIED", "PAGE", "carry", "count", "outside_log", "payloads"]
 
 #: Rows read per query.
 PAGE = 2_000
+
+#: Tables copied row by row by a rebuild: kept, not derived from events.
+CARRIED = ("quarantine", "api_tokens", "audit_log")
 
 _e = t.events
 
@@ -56,15 +65,50 @@ def payloads(engine: sa.Engine, *, page: int = PAGE) -> Iterator[tuple[str, str]
         after = (rows[-1].event_time, rows[-1].event_hash)
 
 
-def outside_log(engine: sa.Engine) -> dict[str, int]:
-    """What a store holds that its raw log does not say, so a rebuild cannot carry it.
+def carry(source: sa.Engine, target: sa.Engine, *, page: int = PAGE) -> dict[str, int]:
+    """Copy the :data:`CARRIED` tables from ``source`` into ``target``; rows copied per table.
 
-    The quarantine (events refused, never logged), Marquez's soft deletes, and
-    the namespace owners and descriptions only the Marquez API sets.
+    Rows keep every column but the surrogate id, and go in id order, so the
+    target numbers them in the same order and its own sequences stay right.
+    A table ``source`` does not have yet (an older schema) is skipped.
+    """
+    copied: dict[str, int] = {}
+    try:
+        present = set(sa.inspect(source).get_table_names())
+        for name in CARRIED:
+            table = t.metadata.tables[name]
+            if name not in present:
+                continue
+            columns = [c.name for c in table.columns if c.name != "id"]
+            copied[name] = 0
+            after: int | None = None
+            while True:
+                query = sa.select(table).order_by(table.c.id).limit(page)
+                if after is not None:
+                    query = query.where(table.c.id > after)
+                with source.connect() as conn:
+                    rows = conn.execute(query).all()
+                if rows:
+                    with write_transaction(target) as conn:
+                        conn.execute(sa.insert(table),
+                                     [{c: getattr(row, c) for c in columns} for row in rows])
+                copied[name] += len(rows)
+                if len(rows) < page:
+                    break
+                after = rows[-1].id
+    except SQLAlchemyError as exc:
+        raise StoreError(f"database read failed: {exc}") from exc
+    return copied
+
+
+def outside_log(engine: sa.Engine) -> dict[str, int]:
+    """What a store holds that neither its raw log nor :func:`carry` takes to a new store.
+
+    Marquez's soft deletes, and the namespace owners and descriptions only the
+    Marquez API sets.
     """
     ns = t.namespaces
     checks = {
-        "quarantined values": sa.select(sa.func.count()).select_from(t.quarantine),
         "soft-deleted namespaces, datasets and jobs": sa.select(
             sa.select(sa.func.count()).where(ns.c.deleted_at.is_not(None)).scalar_subquery()
             + sa.select(sa.func.count()).where(t.datasets.c.deleted_at.is_not(None))
