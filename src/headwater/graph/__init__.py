@@ -7,6 +7,8 @@ and runs unchanged against SQLite or PostgreSQL.
 - :mod:`headwater.graph.model` — node ids, :class:`Node`, :class:`Edge`, :class:`Graph`.
 - :mod:`headwater.graph.traverse` — the directed, depth- and size-bounded walk.
 - :mod:`headwater.graph.columns` — column-level lineage on top of the walk.
+- :mod:`headwater.graph.impact` — what a change to a dataset or a column reaches
+  downstream, directly or only through join/filter columns.
 - :mod:`headwater.graph.drift` — schema diff of two dataset versions, each change
   classified breaking or compatible.
 """
