@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
+import httpx
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
@@ -11,6 +13,7 @@ from headwater.cli import main
 from headwater.config import Settings
 from headwater.server.app import create_app
 from headwater.store import Store
+from headwater.store import access as tokens
 
 
 def _run(*args: str) -> str:
@@ -56,3 +59,22 @@ def test_audit_shows_the_log(db_url: str) -> None:
     table = _run("audit", "--db", db_url, "--since", "2000-01-01")
     assert "\ttag\t/api/v1/tags/pii\tok\t200\t1" in table
     assert _run("audit", "--db", db_url, "--since", "2999-01-01") == ""
+
+
+def test_query_commands_send_the_token(db_url: str, monkeypatch: Any) -> None:
+    with Store.open(db_url) as store:
+        secret, _ = tokens.create_token(store.engine, "reader", ["read"])
+        with TestClient(create_app(Settings(), store)) as client:
+
+            def get(url: str, params: dict[str, Any], timeout: float,
+                    headers: dict[str, str] | None = None) -> httpx.Response:
+                return client.get(url.removeprefix("http://headwater"), params=params,
+                                  headers=headers)
+
+            monkeypatch.setattr("headwater.cli.querying.httpx.get", get)
+            refused = CliRunner().invoke(main, ["search", "orders", "--url", "http://headwater"])
+            assert refused.exit_code == 1 and "HTTP 401" in refused.output
+            monkeypatch.setenv("HEADWATER_TOKEN", secret)
+            assert _run("search", "orders", "--url", "http://headwater") == ""
+            monkeypatch.delenv("HEADWATER_TOKEN")
+            _run("search", "orders", "--url", "http://headwater", "--token", secret)

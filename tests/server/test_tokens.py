@@ -238,3 +238,18 @@ def test_a_new_token_works_at_once_and_misses_reload_at_most_every_second(store:
     assert cache.lookup(secret) is None  # a miss reloaded 0.5 s ago: no query now
     now[0] = 1.0
     assert cache.lookup(secret) is not None
+
+
+def test_the_document_lists_401_and_403_on_every_operation_but_health(
+    make_client: Any,
+) -> None:
+    document = make_client().get("/openapi.json").json()
+    checked = 0
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            if path == "/api/v1/health":
+                assert "401" not in operation["responses"]
+                continue
+            assert {"401", "403"} <= set(operation["responses"]), (method, path)
+            checked += 1
+    assert checked > 40

@@ -32,6 +32,15 @@ def target_options(command: F) -> F:
         help="Query this database directly instead of a server. [HEADWATER_DB_URL]",
     )(command)
     command = click.option(
+        "--token",
+        metavar="SECRET",
+        envvar="HEADWATER_TOKEN",
+        expose_value=False,
+        callback=_remember_token,
+        help="Bearer token with the read scope, for a server that has tokens. "
+        "[HEADWATER_TOKEN]",
+    )(command)
+    command = click.option(
         "--url",
         metavar="URL",
         envvar="HEADWATER_URL",
@@ -40,6 +49,15 @@ def target_options(command: F) -> F:
         help="The headwater server to ask. [HEADWATER_URL]",
     )(command)
     return command
+
+
+_TOKEN_KEY = "headwater.token"
+
+
+def _remember_token(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    # Kept on the context rather than passed as an argument, so every query command
+    # takes it without naming it in its signature.
+    ctx.meta[_TOKEN_KEY] = value
 
 
 class Target:
@@ -117,7 +135,10 @@ class Target:
 
     def _get(self, path: str, params: dict[str, Any]) -> dict[str, Any]:
         try:
-            response = httpx.get(f"{self.url}{path}", params=params, timeout=60)
+            context = click.get_current_context(silent=True)
+            token = context.meta.get(_TOKEN_KEY) if context is not None else None
+            auth = {"headers": {"Authorization": f"Bearer {token}"}} if token else {}
+            response = httpx.get(f"{self.url}{path}", params=params, timeout=60, **auth)
         except httpx.HTTPError as exc:
             raise click.ClickException(f"cannot reach {self.url}: {exc}") from exc
         if response.status_code >= 400:

@@ -36,6 +36,7 @@ ERROR_DESCRIPTIONS: dict[int, str] = {
 }
 
 _SCHEMAS = "#/components/schemas/"
+_METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"})
 
 
 def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
@@ -59,6 +60,7 @@ def install_openapi(app: FastAPI) -> None:
             document = build()  # FastAPI keeps it in app.openapi_schema
             _add_routes(document, app, getattr(app.state, "documented_only_routes", ()))
             _validation_as_400(document)
+            _access_errors(document)
             return document
         return app.openapi_schema
 
@@ -96,6 +98,30 @@ def _validation_as_400(document: dict[str, Any]) -> None:
     if f'"{_SCHEMAS}HTTPValidationError"' not in json.dumps(document["paths"]):
         schemas.pop("HTTPValidationError", None)
         schemas.pop("ValidationError", None)  # referenced by HTTPValidationError only
+
+
+def _access_errors(document: dict[str, Any]) -> None:
+    """Document 401 and 403 on every operation that needs a token once a server has one:
+    all of them but the health check (see :func:`headwater.server.access.required_scope`).
+
+    Which of them a server answers depends on its tokens, which change while it
+    runs (``headwater token create``); the document is built once, so it lists
+    them whatever the tokens are now.
+    """
+    name = _error_schema(document.setdefault("components", {}).setdefault("schemas", {}))
+    for path, path_item in document.get("paths", {}).items():
+        if path == "/api/v1/health":
+            continue
+        for method, operation in path_item.items():
+            if method.upper() not in _METHODS:
+                continue
+            responses: dict[str, Any] = operation.setdefault("responses", {})
+            for code in (401, 403):
+                responses.setdefault(str(code), {
+                    "description": ERROR_DESCRIPTIONS[code],
+                    "content": {"application/json": {"schema": {"$ref": _SCHEMAS + name}}},
+                })
+            operation["responses"] = dict(sorted(responses.items()))
 
 
 def _is_fastapi_validation(response: dict[str, Any] | None) -> bool:
