@@ -98,18 +98,32 @@ def test_a_later_schema_facet_of_the_same_version_replaces_its_drift(store: Stor
     assert _drifts(store) == []
 
 
+def test_each_dataset_of_a_batch_is_recomputed_from_its_own_versions(store: Store) -> None:
+    record(store, [*_run(1, 0, 1, "/a", end_schema=SCHEMAS[1]),
+                   *_run(3, 10, 11, "/b", end_schema=SCHEMAS[1]),
+                   *_run(4, 20, 21, "/b", end_schema=SCHEMAS[2])])
+    # One batch: an early version of /a and a late one of /b.
+    record(store, [*_run(2, 2, 3, "/a", end_schema=SCHEMAS[3]),
+                   *_run(5, 30, 31, "/b", end_schema=SCHEMAS[5])])
+    assert _drifts(store) == [
+        (2, 1, 3, False, [("added", "email"), ("type_widened", "id")]),
+        (4, 3, 21, False, [("type_widened", "id")]),
+        (5, 4, 31, True, [("type_narrowed", "id"), ("removed", "name")]),
+    ]
+
+
 # -- the property: any order, any repeats, any lot split ------------------------------
 
 _run_plans = st.lists(
     st.tuples(
-        st.sampled_from(["/a", "/b"]),
+        st.sampled_from(["/a", "/b", "/c"]),
         st.integers(0, 30),  # start second: runs overlap and tie
         st.integers(0, 6),  # duration
         st.sampled_from(range(len(SCHEMAS))),
         st.sampled_from(range(len(SCHEMAS))),
     ),
     min_size=2,
-    max_size=10,
+    max_size=12,
 )
 
 

@@ -111,7 +111,7 @@ def after_batch(conn: sa.Connection, sql: Statements, dataset_ids: IdCache,
         ds_id = dataset_ids.get(row["dataset"])
         assert ds_id is not None  # resolved by the writer before deriving
         touched.setdefault(ds_id, []).append(version)
-    drift.refresh(conn, touched)
+    drift.refresh(conn, touched, facts.touched_versions)
     for part in chunks(facts.touched_runs):
         _runs(conn, sql, facts, part)
 

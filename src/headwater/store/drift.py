@@ -16,7 +16,9 @@ have changed has its newer version at ``updated_at >= K``: the rows of those
 versions are recomputed from the last schema-bearing version before ``K`` on,
 and only the rows that differ are written. A version arriving in order makes
 ``K`` its own start, so the suffix is the versions of the runs still open; a
-late one recomputes from its own time on, both sides of it.
+late one recomputes from its own time on, both sides of it. A version without a
+schema before and after the batch is in no chain, so moving it changes no pair:
+it sets no ``K`` (a batch of START events without schemas costs one query).
 
 PostgreSQL writers touching the same dataset take turns: the batch's upsert of
 the ``datasets`` row holds that row's lock until commit, and every statement
@@ -25,7 +27,7 @@ here runs after it, seeing what the other writer committed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -40,31 +42,39 @@ __all__ = ["chain_rows", "rebuild", "refresh"]
 _v, _d, _dd = t.dataset_versions, t.datasets, t.dataset_drifts
 _IDS = sa.bindparam("ids", expanding=True)
 _UUIDS = sa.bindparam("uuids", expanding=True)
+_SCHEMA_UUIDS = sa.bindparam("schema_uuids", expanding=True)
 
-# Built once (see derive.py). _since(dataset) is K: the least created_at of
-# the dataset's versions this batch touched.
+# Built once (see derive.py). _since(dataset) is K: the least created_at of the
+# dataset's versions this batch touched that are or were in its chain (those
+# with a schema now, or given a schema facet by the batch).
 _t = _v.alias("touched")
 
 
-def _since(dataset_id: Any) -> Any:
+def _since(dataset_id: Any, outer: Any) -> Any:
+    # Correlated explicitly: inside the previous-version lookup it sits two levels
+    # below ``outer``, where SQLAlchemy would otherwise join ``outer`` in again
+    # and take the least time over every dataset of the batch.
     return (sa.select(sa.func.min(_t.c.created_at))
-            .where(_t.c.dataset_id == dataset_id, _t.c.uuid.in_(_UUIDS))
-            .scalar_subquery())
+            .where(_t.c.dataset_id == dataset_id, _t.c.uuid.in_(_UUIDS),
+                   sa.or_(_t.c.fields.is_not(None), _t.c.uuid.in_(_SCHEMA_UUIDS)))
+            .correlate(outer).scalar_subquery())
 
 
 _COLUMNS = (_v.c.dataset_id, _v.c.uuid, _v.c.updated_at, _v.c.fields)
-# Every version from K on, with or without a schema: a drift row keyed by one
-# that lost its schema must go too.
-_SUFFIX = sa.select(*_COLUMNS).where(
-    _v.c.dataset_id.in_(_IDS), _v.c.updated_at >= _since(_v.c.dataset_id))
 _p = _v.alias("previous")
-# The last schema-bearing version before K: the left side of the suffix's first pair.
-_BEFORE = sa.select(*_COLUMNS).select_from(_d).join(_v, _v.c.uuid == (
-    sa.select(_p.c.uuid)
-    .where(_p.c.dataset_id == _d.c.id, _p.c.fields.is_not(None),
-           _p.c.updated_at < _since(_d.c.id))
-    .order_by(_p.c.updated_at.desc(), _p.c.uuid.desc()).limit(1)
-    .correlate(_d).scalar_subquery())).where(_d.c.id.in_(_IDS))
+# In one round trip: the last schema-bearing version before K (side 0, the left
+# side of the suffix's first pair), and every version from K on (side 1), with
+# or without a schema: a drift row keyed by one that lost its schema must go too.
+_CHAIN = sa.union_all(
+    sa.select(*_COLUMNS, sa.literal(0).label("side")).select_from(_d).join(_v, _v.c.uuid == (
+        sa.select(_p.c.uuid)
+        .where(_p.c.dataset_id == _d.c.id, _p.c.fields.is_not(None),
+               _p.c.updated_at < _since(_d.c.id, _d))
+        .order_by(_p.c.updated_at.desc(), _p.c.uuid.desc()).limit(1)
+        .correlate(_d).scalar_subquery())).where(_d.c.id.in_(_IDS)),
+    sa.select(*_COLUMNS, sa.literal(1).label("side")).where(
+        _v.c.dataset_id.in_(_IDS), _v.c.updated_at >= _since(_v.c.dataset_id, _v)),
+)
 _STORED = sa.select(_dd.c.version_uuid, _dd.c.dataset_id, _dd.c.previous_version_uuid,
                     _dd.c.changed_at, _dd.c.breaking, _dd.c.changes).where(
     _dd.c.version_uuid.in_(_UUIDS))
@@ -91,19 +101,21 @@ def chain_rows(dataset_id: int, chain: Iterable[Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def refresh(conn: sa.Connection, touched: dict[int, list[str]]) -> None:
+def refresh(conn: sa.Connection, touched: dict[int, list[str]],
+            given_schema: Collection[str]) -> None:
     """Re-derive the drift rows that ``touched`` (dataset id -> the uuids of its
-    versions the batch wrote) may have changed (see the module doc)."""
+    versions the batch wrote) may have changed; ``given_schema``: the versions the
+    batch brought a schema facet (see the module doc)."""
     for part in chunks(sorted(touched)):
         uuids = [uuid for dataset_id in part for uuid in touched[dataset_id]]
-        params = {"ids": part, "uuids": uuids}
+        params = {"ids": part, "uuids": uuids,
+                  "schema_uuids": [uuid for uuid in uuids if uuid in given_schema]}
         versions: dict[int, list[Any]] = {}
-        for row in conn.execute(_BEFORE, params):
-            versions.setdefault(row.dataset_id, []).append(row)
         suffix: list[str] = []
-        for row in conn.execute(_SUFFIX, params):
+        for row in conn.execute(_CHAIN, params):
             versions.setdefault(row.dataset_id, []).append(row)
-            suffix.append(row.uuid)
+            if row.side:
+                suffix.append(row.uuid)
         wanted = {row["version_uuid"]: row for dataset_id, chain in versions.items()
                   for row in chain_rows(dataset_id, sorted(chain, key=_order))}
         _write(conn, suffix, wanted)
