@@ -70,7 +70,8 @@ def test_every_kind_of_write_and_refusal_is_audited(make_client: Any, store: Sto
                        params={"since": entries[-1]["at"], "limit": 5}).json()["entries"]
     assert [(e["operation"], e["status"]) for e in later] == [("read", 401),
                                                               ("audit.read", 403)]
-    paged = client.get("/api/v2/audit", headers=admin, params={"offset": 8, "limit": 2}).json()["entries"]
+    paged = client.get("/api/v2/audit", headers=admin,
+                       params={"offset": 8, "limit": 2}).json()["entries"]
     assert [e["status"] for e in paged] == [403, 401]
 
 
@@ -87,10 +88,12 @@ def test_a_request_queues_its_row_and_one_transaction_writes_the_batch(store: St
 
 def test_shutdown_writes_what_is_queued(store: Store, tmp_path: Path) -> None:
     mirror = tmp_path / "audit.jsonl"
-    app = create_app(Settings(audit_file=mirror), store)
+    app = create_app(Settings(), store)
+    # A writer whose thread waits an hour: only the shutdown can write the row.
+    app.state.access.audit = AuditLog(store.engine, mirror=mirror, flush_seconds=3600.0)
     with TestClient(app) as client:
-        app.state.access.audit._flush_seconds = 3600.0  # only shutdown writes now
         assert client.post("/api/v1/lineage", json=run_event()).status_code == 200
+        assert _count(store) == 0
     rows = tokens.read_audit(store.engine)
     assert [(r.operation, r.status, r.token_name) for r in rows][-1] == ("ingest", 200, None)
     mirrored = [json.loads(line) for line in mirror.read_text().splitlines()]
@@ -137,3 +140,13 @@ def test_the_audit_log_is_append_only(store: Store) -> None:
             with store.engine.begin() as conn:
                 conn.execute(statement)
     assert [r.outcome for r in tokens.read_audit(store.engine)] == ["ok"]
+
+
+def test_the_audit_file_setting_mirrors_rows_as_json_lines(make_client: Any,
+                                                            tmp_path: Path) -> None:
+    mirror = tmp_path / "audit.jsonl"
+    with TestClient(create_app(Settings(audit_file=mirror), make_client().app.state.store)) as c:
+        assert c.put("/api/v1/tags/pii", json={}).status_code == 200
+    lines = [json.loads(line) for line in mirror.read_text().splitlines()]
+    assert [(r["operation"], r["target"], r["status"]) for r in lines] == [
+        ("tag", "/api/v1/tags/pii", 200)]

@@ -47,7 +47,9 @@ def _transport(client: TestClient, api_key: str | None = "secret-key") -> HttpTr
 
 
 def _job_names(client: TestClient) -> set[str]:
-    response = client.get("/api/v1/namespaces/transport-tests/jobs")
+    # The server has an API key, so reads need it too.
+    response = client.get("/api/v1/namespaces/transport-tests/jobs",
+                          headers={"Authorization": "Bearer secret-key"})
     assert response.status_code == 200, response.text
     return {job["name"] for job in response.json()["jobs"]}
 
@@ -111,6 +113,7 @@ def test_events_the_server_refuses_are_set_aside_and_their_neighbours_delivered(
                 for line in path.read_text().splitlines()]
     assert len(rejected) == 2 and any("poisoned" in line for line in rejected)
     # The server kept its own copy of each, with the reason.
-    kept = client.get("/api/v2/quarantine").json()
+    kept = client.get("/api/v2/quarantine",
+                      headers={"Authorization": "Bearer secret-key"}).json()
     assert kept["totalCount"] == 2
     assert {e["field"] for e in kept["events"]} == {"job.facets.note.text", "job.name"}
