@@ -12,6 +12,7 @@ from headwater.cli.impact import impact
 from headwater.cli.lineage import lineage
 from headwater.cli.search import search
 from headwater.server.routes import (
+    access,
     datasets,
     deletes,
     drift as drift_routes,
@@ -40,7 +41,7 @@ ROUTES = [
     for module in (
         namespaces, datasets, jobs, runs, lineage_read, graph_v2, impact_routes, search_routes,
         tag_routes, events, drift_routes,
-        legacy_writes, run_writes, deletes,
+        legacy_writes, run_writes, deletes, access,
     )
     for route in module.router.routes
     for method in sorted(getattr(route, "methods", ()))
