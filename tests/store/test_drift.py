@@ -112,6 +112,25 @@ def test_each_dataset_of_a_batch_is_recomputed_from_its_own_versions(store: Stor
     ]
 
 
+def test_rows_recomputed_unchanged_are_not_rewritten(store: Store) -> None:
+    record(store, [*_run(1, 0, 1, end_schema=SCHEMAS[1]), *_run(2, 2, 3, end_schema=SCHEMAS[2])])
+    writes: list[str] = []
+
+    def on_execute(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if statement.lstrip().upper().startswith(("DELETE FROM DATASET_DRIFTS",
+                                                   "INSERT INTO DATASET_DRIFTS")):
+            writes.append(statement)
+
+    sa.event.listen(store.engine, "before_cursor_execute", on_execute)
+    try:
+        # Starts before both versions, so both pairs are recomputed; neither changes.
+        record(store, _run(3, 0, 5, end_schema=SCHEMAS[2]))
+    finally:
+        sa.event.remove(store.engine, "before_cursor_execute", on_execute)
+    assert writes == []
+    assert _drifts(store) == [(2, 1, 3, False, [("type_widened", "id")])]
+
+
 # -- the property: any order, any repeats, any lot split ------------------------------
 
 _run_plans = st.lists(

@@ -61,25 +61,29 @@ def _since(dataset_id: Any, outer: Any) -> Any:
 
 
 _COLUMNS = (_v.c.dataset_id, _v.c.uuid, _v.c.updated_at, _v.c.fields)
+#: The drift row stored for a version of the suffix, compared with the one wanted.
+_STORED = ("previous_version_uuid", "changed_at", "breaking", "changes")
 _p = _v.alias("previous")
-# In one round trip: the last schema-bearing version before K (side 0, the left
-# side of the suffix's first pair), and every version from K on (side 1), with
-# or without a schema: a drift row keyed by one that lost its schema must go too.
+# In one round trip: every version from K on (side 1) with the drift row stored
+# for it, with or without a schema (a drift row keyed by one that lost its schema
+# must go too), and the last schema-bearing version before K (side 0, the left
+# side of the suffix's first pair). The suffix comes first: a compound select
+# takes its column types from its first select.
 _CHAIN = sa.union_all(
-    sa.select(*_COLUMNS, sa.literal(0).label("side")).select_from(_d).join(_v, _v.c.uuid == (
+    sa.select(*_COLUMNS, sa.literal(1).label("side"), _dd.c.version_uuid.label("stored"),
+              *(_dd.c[column] for column in _STORED))
+    .select_from(_v.outerjoin(_dd, _dd.c.version_uuid == _v.c.uuid))
+    .where(_v.c.dataset_id.in_(_IDS), _v.c.updated_at >= _since(_v.c.dataset_id, _v)),
+    sa.select(*_COLUMNS, sa.literal(0).label("side"), sa.null().label("stored"),
+              *(sa.null().label(column) for column in _STORED))
+    .select_from(_d).join(_v, _v.c.uuid == (
         sa.select(_p.c.uuid)
         .where(_p.c.dataset_id == _d.c.id, _p.c.fields.is_not(None),
                _p.c.updated_at < _since(_d.c.id, _d))
         .order_by(_p.c.updated_at.desc(), _p.c.uuid.desc()).limit(1)
         .correlate(_d).scalar_subquery())).where(_d.c.id.in_(_IDS)),
-    sa.select(*_COLUMNS, sa.literal(1).label("side")).where(
-        _v.c.dataset_id.in_(_IDS), _v.c.updated_at >= _since(_v.c.dataset_id, _v)),
 )
-_STORED = sa.select(_dd.c.version_uuid, _dd.c.dataset_id, _dd.c.previous_version_uuid,
-                    _dd.c.changed_at, _dd.c.breaking, _dd.c.changes).where(
-    _dd.c.version_uuid.in_(_UUIDS))
 _DELETE = _dd.delete().where(_dd.c.version_uuid.in_(_UUIDS))
-_VALUES = ("dataset_id", "previous_version_uuid", "changed_at", "breaking", "changes")
 
 
 def chain_rows(dataset_id: int, chain: Iterable[Any]) -> list[dict[str, Any]]:
@@ -111,30 +115,29 @@ def refresh(conn: sa.Connection, touched: dict[int, list[str]],
         params = {"ids": part, "uuids": uuids,
                   "schema_uuids": [uuid for uuid in uuids if uuid in given_schema]}
         versions: dict[int, list[Any]] = {}
-        suffix: list[str] = []
+        stored: list[Any] = []
         for row in conn.execute(_CHAIN, params):
             versions.setdefault(row.dataset_id, []).append(row)
-            if row.side:
-                suffix.append(row.uuid)
+            if row.stored is not None:
+                stored.append(row)
         wanted = {row["version_uuid"]: row for dataset_id, chain in versions.items()
                   for row in chain_rows(dataset_id, sorted(chain, key=_order))}
-        _write(conn, suffix, wanted)
+        _write(conn, stored, wanted)
 
 
 def _order(version: Any) -> tuple[datetime, str]:
     return version.updated_at, version.uuid
 
 
-def _write(conn: sa.Connection, suffix: Sequence[str], wanted: dict[str, dict[str, Any]]) -> None:
-    """Make the rows keyed by the ``suffix`` versions equal ``wanted``, writing only differences."""
+def _write(conn: sa.Connection, stored: Sequence[Any], wanted: dict[str, dict[str, Any]]) -> None:
+    """Make the ``stored`` drift rows of the suffix equal ``wanted``, writing only differences."""
     stale: list[str] = []
-    for part in chunks(suffix):
-        for row in conn.execute(_STORED, {"uuids": part}):
-            want = wanted.get(row.version_uuid)
-            if want is not None and all(getattr(row, c) == want[c] for c in _VALUES):
-                del wanted[row.version_uuid]
-            else:
-                stale.append(row.version_uuid)
+    for row in stored:
+        want = wanted.get(row.stored)
+        if want is not None and all(getattr(row, c) == want[c] for c in _STORED):
+            del wanted[row.stored]
+        else:
+            stale.append(row.stored)
     for part in chunks(stale):
         conn.execute(_DELETE, {"uuids": part})
     if wanted:
