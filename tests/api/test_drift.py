@@ -135,3 +135,16 @@ def test_cli_asks_the_server(client: TestClient, monkeypatch: pytest.MonkeyPatch
     output = _cli("drift", "--breaking", "--format", "json", "--url", "http://drift.test")
     assert [d["datasetId"] for d in json.loads(output)["drifts"]] == [USERS]
     _cli("drift", "--fail-on", "breaking", "--url", "http://drift.test", code=1)
+
+
+def test_a_deleted_dataset_drops_out_until_it_is_written_again(client: TestClient) -> None:
+    deleted = client.delete("/api/v1/namespaces/file/datasets/%2Fusers")
+    assert deleted.status_code == 200, deleted.text
+    assert [d["datasetId"] for d in client.get("/api/v2/drift").json()["drifts"]] == [
+        ORDERS, ORDERS]
+    assert client.get("/api/v2/drift", params={"dataset": USERS}).status_code == 404
+    # An event later than the delete shows the dataset again (the soft-delete rule).
+    later = run_event("COMPLETE", "2099-01-01T00:00:00Z", "00000000-0000-0000-0000-000000000006",
+                      outputs=[dataset("file", "/users", [("id", "long")])])
+    assert client.post("/api/v1/lineage", json=later).status_code == 200
+    assert USERS in [d["datasetId"] for d in client.get("/api/v2/drift").json()["drifts"]]
