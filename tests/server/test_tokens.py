@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+import threading
 import json
 from typing import Any
 
@@ -253,3 +254,22 @@ def test_the_document_lists_401_and_403_on_every_operation_but_health(
             assert {"401", "403"} <= set(operation["responses"]), (method, path)
             checked += 1
     assert checked > 40
+
+
+def test_a_reload_runs_in_a_worker_thread_not_the_event_loop(
+    make_client: Any, store: Store, secrets_by_scope: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    client = make_client()
+    threads: list[str] = []
+    list_tokens = tokens.list_tokens
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return list_tokens(*args, **kwargs)
+
+    monkeypatch.setattr(gate.tokens, "list_tokens", recording)
+    client.app.state.access.tokens.invalidate()
+    reader = {"Authorization": f"Bearer {secrets_by_scope['read']}"}
+    assert client.get("/api/v1/namespaces", headers=reader).status_code == 200
+    assert threads and all(name.startswith("AnyIO worker thread") for name in threads), threads

@@ -26,7 +26,8 @@ event endpoints cross namespaces.
 Token digests are cached in memory (:class:`TokenCache`) and reloaded at most
 every :data:`TOKEN_TTL_SECONDS`, at once after a change through this process's
 API, and on an unknown secret at most every :data:`MISS_RELOAD_SECONDS`, so an
-authenticated ingest request costs no database query.
+authenticated ingest request costs no database query; a reload runs in a
+worker thread, so a slow database never holds up the event loop.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -146,13 +148,15 @@ class TokenCache:
         """Reload on the next lookup (after a change made through this process)."""
         self._loaded_at = float("-inf")
 
-    def _current(self) -> dict[str, tuple[str, Principal]]:
-        by_digest = self._by_digest
-        if by_digest is not None and self._clock() - self._loaded_at < self._ttl:
-            return by_digest
+    def stale(self) -> bool:
+        """Whether the next check would query the database (nothing loaded, or too old)."""
+        return self._by_digest is None or self._clock() - self._loaded_at >= self._ttl
+
+    def refresh(self) -> None:
+        """Reload the live tokens if :meth:`stale`; on failure keep the ones loaded before."""
         with self._lock:
-            if self._by_digest is not None and self._clock() - self._loaded_at < self._ttl:
-                return self._by_digest
+            if not self.stale():
+                return
             try:
                 live = tokens.list_tokens(self._engine, include_revoked=False)
             except StoreError:
@@ -160,38 +164,59 @@ class TokenCache:
                     raise  # nothing to judge by: refuse (503) rather than open up
                 logger.warning("token reload failed; keeping the tokens loaded before")
                 self._loaded_at = self._clock()
-                return self._by_digest
+                return
             self._by_digest = {
                 t.digest: (t.digest, Principal(t.name, t.scopes, t.namespaces,
                                                authenticated=True))
                 for t in live
             }
             self._loaded_at = self._clock()
-            return self._by_digest
+
+    def miss_reload_due(self) -> bool:
+        """Whether an unknown secret may reload the tokens now.
+
+        A token made a moment ago (by the CLI, another process) then works at
+        once, and unknown secrets cost at most one query per MISS_RELOAD_SECONDS.
+        """
+        return self._clock() - self._loaded_at >= MISS_RELOAD_SECONDS
+
+    def reload(self) -> None:
+        self.invalidate()
+        self.refresh()
 
     def protected(self) -> bool:
-        """Whether requests need a token: ``--api-key`` is set or a live token exists."""
-        return self._api_key_digest is not None or bool(self._current())
+        """Whether requests need a token: ``--api-key`` is set or a live token exists.
 
-    def lookup(self, secret: str) -> Principal | None:
-        """The principal ``secret`` names, or None; digests are compared in constant time."""
+        Queries only when :meth:`stale`.
+        """
+        self.refresh()
+        return self._api_key_digest is not None or bool(self._by_digest)
+
+    def find(self, secret: str) -> Principal | None:
+        """The principal ``secret`` names among the tokens loaded; never queries.
+
+        Digests are compared in constant time. The dict is keyed by the digest
+        of what was presented, so how long finding it takes says nothing about
+        any stored secret.
+        """
         presented = tokens.digest(secret)
         if self._api_key_digest is not None and hmac.compare_digest(
             presented, self._api_key_digest
         ):
             return Principal("api-key", ALL_SCOPES, authenticated=True)
-        # The dict is keyed by the digest of what was presented, so how long finding
-        # it takes says nothing about any stored secret; the comparison that grants
-        # access is constant-time all the same.
-        entry = self._current().get(presented)
-        if entry is None and self._clock() - self._loaded_at >= MISS_RELOAD_SECONDS:
-            # A token made a moment ago (by the CLI, another process) works at once;
-            # unknown secrets cost at most one query per MISS_RELOAD_SECONDS.
-            self.invalidate()
-            entry = self._current().get(presented)
+        entry = (self._by_digest or {}).get(presented)
         if entry is None or not hmac.compare_digest(entry[0], presented):
             return None
         return entry[1]
+
+    def lookup(self, secret: str) -> Principal | None:
+        """:meth:`find`, reloading first when stale and once more on a miss when due."""
+        self.refresh()
+        found = self.find(secret)
+        if found is None and self.miss_reload_due():
+            self.reload()
+            found = self.find(secret)
+        return found
 
 
 @dataclass
@@ -218,15 +243,18 @@ class AccessGate:
         path: str = scope["path"]
         need = required_scope(method, path)
         write = method not in ("GET", "HEAD")
+        cache = self.access.tokens
         try:
-            protected = self.access.tokens.protected()
+            if cache.stale():  # the query runs in a worker thread, never in the event loop
+                await run_in_threadpool(cache.refresh)
+            protected = cache.protected()
         except StoreError as exc:
             await _refuse(scope, receive, send, 503,
                           error_body(f"database unavailable: {exc}", retriable=True))
             return
         principal = OPEN
         if protected and need is not None:
-            refusal = self._admit(scope, method, path, need)
+            refusal = await self._admit(scope, method, path, need)
             if isinstance(refusal, tuple):
                 status, message = refusal
                 principal_name = scope.get(PRINCIPAL_KEY, _NOBODY).name
@@ -264,16 +292,21 @@ class AccessGate:
                     scope.get(_TARGET_KEY, path), "ok" if status < 400 else "failed", status,
                 ))
 
-    def _admit(self, scope: Scope, method: str, path: str,
-               need: str) -> Principal | tuple[int, str]:
+    async def _admit(self, scope: Scope, method: str, path: str,
+                     need: str) -> Principal | tuple[int, str]:
         header = Headers(scope=scope).get("authorization")
         if header is None:
             if need == "read" and self.access.public_reads:
                 return _ANONYMOUS_READER
             return 401, "this server requires Authorization: Bearer <token>"
         kind, _, secret = header.partition(" ")
-        principal = (self.access.tokens.lookup(secret.strip())
-                     if kind.lower() == "bearer" else None)
+        if kind.lower() != "bearer":
+            return 401, "invalid token"
+        cache = self.access.tokens
+        principal = cache.find(secret.strip())
+        if principal is None and cache.miss_reload_due():
+            await run_in_threadpool(cache.reload)
+            principal = cache.find(secret.strip())
         if principal is None:
             return 401, "invalid token"
         scope[PRINCIPAL_KEY] = principal
