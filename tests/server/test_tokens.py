@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hmac
-import threading
 import json
+import threading
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from headwater.errors import StoreError
 from headwater.server import access as gate
 from headwater.server.access import TokenCache, required_scope
 from headwater.store import Store
@@ -273,3 +274,11 @@ def test_a_reload_runs_in_a_worker_thread_not_the_event_loop(
     reader = {"Authorization": f"Bearer {secrets_by_scope['read']}"}
     assert client.get("/api/v1/namespaces", headers=reader).status_code == 200
     assert threads and all(name.startswith("AnyIO worker thread") for name in threads), threads
+
+
+def test_tokens_never_read_close_the_server_rather_than_open_it(store: Store) -> None:
+    cache = TokenCache(store.engine, api_key=None)
+    with pytest.raises(StoreError):
+        cache.protected()
+    cache.refresh()
+    assert cache.protected() is False

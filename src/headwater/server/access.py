@@ -154,6 +154,8 @@ class TokenCache:
 
     def refresh(self) -> None:
         """Reload the live tokens if :meth:`stale`; on failure keep the ones loaded before."""
+        if not self.stale():
+            return
         with self._lock:
             if not self.stale():
                 return
@@ -187,9 +189,11 @@ class TokenCache:
     def protected(self) -> bool:
         """Whether requests need a token: ``--api-key`` is set or a live token exists.
 
-        Queries only when :meth:`stale`.
+        Judged by the tokens loaded (never queries); with none ever loaded it
+        raises StoreError, so the server refuses (503) rather than opens up.
         """
-        self.refresh()
+        if self._by_digest is None:
+            raise StoreError("the access tokens could not be read")
         return self._api_key_digest is not None or bool(self._by_digest)
 
     def find(self, secret: str) -> Principal | None:

@@ -99,7 +99,7 @@ def _access(settings: Settings, store: Store) -> Access:
     cache = TokenCache(store.engine, settings.api_key)
     # Loaded now, so a store without the tokens table fails at start-up, and a store
     # that goes away later leaves the server judging by the tokens it last read.
-    cache.protected()
+    cache.refresh()
     return Access(
         tokens=cache,
         audit=AuditLog(store.engine, mirror=settings.audit_file),
