@@ -106,12 +106,7 @@ def after_batch(conn: sa.Connection, sql: Statements, dataset_ids: IdCache,
     for part in chunks(facts.touched_versions):
         _versions(conn, sql, part)
     # After the versions' fields: drift compares them.
-    touched: dict[int, list[str]] = {}
-    for version, row in facts.table_rows(rules.DATASET_VERSIONS).items():
-        ds_id = dataset_ids.get(row["dataset"])
-        assert ds_id is not None  # resolved by the writer before deriving
-        touched.setdefault(ds_id, []).append(version)
-    drift.refresh(conn, touched, facts.touched_versions)
+    drift.refresh(conn, sql, list(facts.table_rows(rules.DATASET_VERSIONS)))
     for part in chunks(facts.touched_runs):
         _runs(conn, sql, facts, part)
 

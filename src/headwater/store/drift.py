@@ -16,9 +16,8 @@ have changed has its newer version at ``updated_at >= K``: the rows of those
 versions are recomputed from the last schema-bearing version before ``K`` on,
 and only the rows that differ are written. A version arriving in order makes
 ``K`` its own start, so the suffix is the versions of the runs still open; a
-late one recomputes from its own time on, both sides of it. A version without a
-schema before and after the batch is in no chain, so moving it changes no pair:
-it sets no ``K`` (a batch of START events without schemas costs one query).
+late one recomputes from its own time on, both sides of it. The versions, the
+version before them and the stored rows come back in one query per batch.
 
 PostgreSQL writers touching the same dataset take turns: the batch's upsert of
 the ``datasets`` row holds that row's lock until commit, and every statement
@@ -27,9 +26,9 @@ here runs after it, seeing what the other writer committed.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
@@ -37,28 +36,22 @@ from headwater.graph.drift import diff_schemas
 from headwater.store import tables as t
 from headwater.store.chunking import chunks
 
+if TYPE_CHECKING:
+    from headwater.store.statements import Statements
+
 __all__ = ["chain_rows", "rebuild", "refresh"]
 
 _v, _d, _dd = t.dataset_versions, t.datasets, t.dataset_drifts
 _IDS = sa.bindparam("ids", expanding=True)
 _UUIDS = sa.bindparam("uuids", expanding=True)
-_SCHEMA_UUIDS = sa.bindparam("schema_uuids", expanding=True)
 
-# Built once (see derive.py). _since(dataset) is K: the least created_at of the
-# dataset's versions this batch touched that are or were in its chain (those
-# with a schema now, or given a schema facet by the batch).
+# Built once (see derive.py). K per dataset: the least created_at of the
+# dataset's versions this batch touched (``ids``). Grouped once, not correlated
+# per version row: the suffix and the version before it are then range scans of
+# (dataset_id, updated_at).
 _t = _v.alias("touched")
-
-
-def _since(dataset_id: Any, outer: Any) -> Any:
-    # Correlated explicitly: inside the previous-version lookup it sits two levels
-    # below ``outer``, where SQLAlchemy would otherwise join ``outer`` in again
-    # and take the least time over every dataset of the batch.
-    return (sa.select(sa.func.min(_t.c.created_at))
-            .where(_t.c.dataset_id == dataset_id, _t.c.uuid.in_(_UUIDS),
-                   sa.or_(_t.c.fields.is_not(None), _t.c.uuid.in_(_SCHEMA_UUIDS)))
-            .correlate(outer).scalar_subquery())
-
+_K = (sa.select(_t.c.dataset_id, sa.func.min(_t.c.created_at).label("since"))
+      .where(_t.c.uuid.in_(_IDS)).group_by(_t.c.dataset_id).cte("since"))
 
 _COLUMNS = (_v.c.dataset_id, _v.c.uuid, _v.c.updated_at, _v.c.fields)
 #: The drift row stored for a version of the suffix, compared with the one wanted.
@@ -72,16 +65,17 @@ _p = _v.alias("previous")
 _CHAIN = sa.union_all(
     sa.select(*_COLUMNS, sa.literal(1).label("side"), _dd.c.version_uuid.label("stored"),
               *(_dd.c[column] for column in _STORED))
-    .select_from(_v.outerjoin(_dd, _dd.c.version_uuid == _v.c.uuid))
-    .where(_v.c.dataset_id.in_(_IDS), _v.c.updated_at >= _since(_v.c.dataset_id, _v)),
+    .select_from(_K.join(_v, sa.and_(_v.c.dataset_id == _K.c.dataset_id,
+                                     _v.c.updated_at >= _K.c.since))
+                 .outerjoin(_dd, _dd.c.version_uuid == _v.c.uuid)),
     sa.select(*_COLUMNS, sa.literal(0).label("side"), sa.null().label("stored"),
               *(sa.null().label(column) for column in _STORED))
-    .select_from(_d).join(_v, _v.c.uuid == (
+    .select_from(_K).join(_v, _v.c.uuid == (
         sa.select(_p.c.uuid)
-        .where(_p.c.dataset_id == _d.c.id, _p.c.fields.is_not(None),
-               _p.c.updated_at < _since(_d.c.id, _d))
+        .where(_p.c.dataset_id == _K.c.dataset_id, _p.c.fields.is_not(None),
+               _p.c.updated_at < _K.c.since)
         .order_by(_p.c.updated_at.desc(), _p.c.uuid.desc()).limit(1)
-        .correlate(_d).scalar_subquery())).where(_d.c.id.in_(_IDS)),
+        .correlate(_K).scalar_subquery())),
 )
 _DELETE = _dd.delete().where(_dd.c.version_uuid.in_(_UUIDS))
 
@@ -105,22 +99,19 @@ def chain_rows(dataset_id: int, chain: Iterable[Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def refresh(conn: sa.Connection, touched: dict[int, list[str]],
-            given_schema: Collection[str]) -> None:
-    """Re-derive the drift rows that ``touched`` (dataset id -> the uuids of its
-    versions the batch wrote) may have changed; ``given_schema``: the versions the
-    batch brought a schema facet (see the module doc)."""
-    for part in chunks(sorted(touched)):
-        uuids = [uuid for dataset_id in part for uuid in touched[dataset_id]]
-        params = {"ids": part, "uuids": uuids,
-                  "schema_uuids": [uuid for uuid in uuids if uuid in given_schema]}
-        versions: dict[int, list[Any]] = {}
+def refresh(conn: sa.Connection, sql: Statements, versions: Sequence[str]) -> None:
+    """Re-derive the drift rows that the batch's ``versions`` (the uuids of the
+    versions it wrote) may have changed (see the module doc)."""
+    # A dataset's versions split over two parts are each recomputed from their
+    # own bound: the second pass finds the first one's rows and keeps them.
+    for part in chunks(versions):
+        chains: dict[int, list[Any]] = {}
         stored: list[Any] = []
-        for row in conn.execute(_CHAIN, params):
-            versions.setdefault(row.dataset_id, []).append(row)
+        for row in sql.by_ids(conn, "drift:chains", _CHAIN, part):
+            chains.setdefault(row.dataset_id, []).append(row)
             if row.stored is not None:
                 stored.append(row)
-        wanted = {row["version_uuid"]: row for dataset_id, chain in versions.items()
+        wanted = {row["version_uuid"]: row for dataset_id, chain in chains.items()
                   for row in chain_rows(dataset_id, sorted(chain, key=_order))}
         _write(conn, stored, wanted)
 
