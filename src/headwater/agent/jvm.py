@@ -355,7 +355,7 @@ def nested_execution_root(store: Any, metric_id: int, recent: int = 16) -> int |
     (``rootExecutionId``, Spark 3.4+). The execution is found among the
     ``recent`` newest ones of ``store`` (the session's ``SQLAppStatusStore``) by
     the id of one of its metrics: about eight py4j calls, as the write's
-    execution is the newest or nearly.
+    execution is the newest or nearly. ``LookupError`` if it is not there (yet).
     """
     count = int(store.executionsCount())
     start = max(count - recent, 0)
@@ -366,7 +366,7 @@ def nested_execution_root(store: Any, metric_id: int, recent: int = 16) -> int |
         if metric_id in ids:
             own, root = int(execution.executionId()), int(execution.rootExecutionId())
             return root if root != own else None
-    return None
+    raise LookupError(f"no execution with metric {metric_id} among the {recent} newest")
 
 
 class CatalogLookup:

@@ -62,6 +62,9 @@ OUTER_WRITES = frozenset(
 #: Nested inserts' write metrics kept for their outer command at most.
 _NESTED_KEPT = 16
 
+#: Look-ups of a write's execution in the status store, 50 ms apart.
+_LOOKUP_TRIES = 10
+
 #: The SQL text of an action's logical plan, as the text of a Scala ``Option``.
 _SQL_TEXT = JvmChain(
     ("org.apache.spark.sql.execution.QueryExecution", "logical", ()),
@@ -194,6 +197,7 @@ class ActionListener:
         self._nested: dict[int, dict[str, Any]] = {}
         self._nested_lock = threading.Lock()
         self._status_store = status_store
+        self._store_misses = 0
         self.active = True
 
     # py4j calls these two by name; they must never raise.
@@ -311,11 +315,22 @@ class ActionListener:
         metric_id = executed.pop("write_metric_id", None)
         if metric_id is None or self._status_store is None:
             return False
-        try:
-            root = nested_execution_root(self._status_store, metric_id)
-        except Exception as exc:
-            self._log_once("execution look-up", exc)
-            return False
+        root = None
+        for _ in range(_LOOKUP_TRIES if self._store_misses < _LOOKUP_TRIES else 1):
+            try:
+                root = nested_execution_root(self._status_store, metric_id)
+                self._store_misses = 0
+                break
+            except LookupError:
+                # The store hears of an execution on a listener queue of its own,
+                # which a busy driver may not have caught up on yet; a store that
+                # keeps missing (retains nothing) is asked once from then on.
+                time.sleep(0.05)
+            except Exception as exc:
+                self._log_once("execution look-up", exc)
+                return False
+        else:
+            self._store_misses += 1
         if root is None:
             return False
         with self._nested_lock:
