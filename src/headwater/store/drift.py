@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = ["chain_rows", "rebuild", "refresh"]
 
-_v, _d, _dd = t.dataset_versions, t.datasets, t.dataset_drifts
+_v, _dd = t.dataset_versions, t.dataset_drifts
 _IDS = sa.bindparam("ids", expanding=True)
 _UUIDS = sa.bindparam("uuids", expanding=True)
 
