@@ -85,6 +85,10 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     from headwater.server.access import AccessGate
 
     app.add_middleware(AccessGate, access=access)
+    # Outside the gate too, so its refusals carry the headers as well.
+    from headwater.server.security_headers import SecurityHeaders
+
+    app.add_middleware(SecurityHeaders)
     document_only(app, lineage.router.routes)
     from headwater.ui import mount_ui  # the web UI last, so every API route matches first
 
