@@ -32,6 +32,7 @@ MODULES = [
     "headwater.agent.visitors",
     "headwater.agent.visitors.base",
     "headwater.agent.visitors.commands",
+    "headwater.agent.visitors.datasets",
     "headwater.agent.visitors.reads",
     "headwater.agent.visitors.writes",
 ]

@@ -16,7 +16,7 @@ from headwater.agent.capture import PlanCapture
 from headwater.agent.rdds import RddSavePhase, save_facts
 from headwater.agent.run_model import RUN_FACET_SCHEMA, RunModel, iso_time, uuid7
 from headwater.agent.visitors import VisitContext, visit_plan
-from headwater.agent.visitors.base import CapturedDataset, Visited
+from headwater.agent.visitors import CapturedDataset, Visited
 from headwater.events import facets as F
 from headwater.events.model import PRODUCER, SCHEMA_URL
 

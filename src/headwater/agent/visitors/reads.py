@@ -8,7 +8,7 @@ followed through the cache to the plan that filled it.
 from __future__ import annotations
 
 from headwater.agent.plan import PlanNode
-from headwater.agent.visitors.base import (
+from headwater.agent.visitors.datasets import (
     CapturedDataset,
     VisitContext,
     dataset_at,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from headwater import naming
 from headwater.agent.plan import PlanNode
-from headwater.agent.visitors.base import (
+from headwater.agent.visitors.datasets import (
     CapturedDataset,
     VisitContext,
     Visited,
