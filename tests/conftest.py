@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support.kafka_broker import missing_tools, start_broker
 from tests.support.pgcluster import PgCluster, find_pg_bin, start_cluster
 
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -50,3 +51,21 @@ def db_url(request: pytest.FixtureRequest, tmp_path) -> str:  # type: ignore[no-
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'headwater.db'}"
     return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture(scope="session")
+def kafka_bootstrap() -> Iterator[str]:
+    """``127.0.0.1:<port>`` of one real Kafka broker shared by the session.
+
+    Started on first request only. Without java or mvn the tests that ask for it
+    skip, except where ``HEADWATER_TEST_REQUIRE_KAFKA=1`` (CI sets it) makes that
+    a failure.
+    """
+    missing = missing_tools()
+    if missing:
+        reason = f"Kafka broker needs {' and '.join(missing)} on PATH"
+        if os.environ.get("HEADWATER_TEST_REQUIRE_KAFKA") == "1":
+            pytest.fail(f"Kafka is required (HEADWATER_TEST_REQUIRE_KAFKA=1): {reason}")
+        pytest.skip(reason)
+    with start_broker() as broker:
+        yield broker.bootstrap
