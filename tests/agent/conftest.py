@@ -1,5 +1,6 @@
 """Fixtures for agent tests: ONE session-scoped SparkSession (Hive support, Derby in a
-tmp dir) and ``lineage``, which attaches a fresh agent writing JSONL through the real
+tmp dir; Delta as ``spark_catalog``, Iceberg as the Hadoop catalog ``ice``, the
+Kafka and PostgreSQL JDBC connectors: see ``tests/support/spark_packages.py``) and ``lineage``, which attaches a fresh agent writing JSONL through the real
 emitter and file transport, and reads the events back."""
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from typing import Any
 import pytest
 
 from tests.agent.spec import validate_event
+from tests.support.spark_packages import lakehouse_conf
 
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
 WAREHOUSE = "/tmp/headwater-test-warehouse"
+ICEBERG_WAREHOUSE = "/tmp/headwater-test-iceberg"
 
 
 @pytest.fixture(scope="session")
@@ -27,8 +30,12 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
     base = tmp_path_factory.mktemp("spark")
     shutil.rmtree(WAREHOUSE, ignore_errors=True)
+    shutil.rmtree(ICEBERG_WAREHOUSE, ignore_errors=True)
+    builder = SparkSession.builder
+    for key, value in lakehouse_conf(ICEBERG_WAREHOUSE).items():
+        builder = builder.config(key, value)
     session = (
-        SparkSession.builder.master("local[2]")
+        builder.master("local[2]")
         .appName("headwater agent tests")
         .config("spark.sql.shuffle.partitions", "1")
         .config("spark.ui.enabled", "false")
@@ -42,6 +49,7 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     yield session
     session.stop()
     shutil.rmtree(WAREHOUSE, ignore_errors=True)
+    shutil.rmtree(ICEBERG_WAREHOUSE, ignore_errors=True)
 
 
 class Lineage:

@@ -13,7 +13,7 @@ from headwater.agent.actions import ActionCapture, action_events
 from headwater.agent.config import AgentConfig
 from headwater.agent.capture import PlanCapture
 from headwater.agent.run_model import RunModel
-from headwater.agent.visitors import VisitContext
+from headwater.agent.sources import VisitContext
 from tests.agent.spec import validate_event
 
 FIXTURES = Path(__file__).parent / "fixtures" / "plans"
@@ -38,7 +38,8 @@ def events_for(title: str, **conf: str) -> list[dict[str, Any]]:
     )
     model = RunModel(config, "fixtures", "4.0.1", "0.1.0")
     ctx = VisitContext(
-        capture=plan,
+        tree=plan.tree,
+        node_facts=plan.facts,
         tables=data["tables"],
         warehouse_uri=f"file:{WAREHOUSE}",
         table_namespace=f"file:{WAREHOUSE}",

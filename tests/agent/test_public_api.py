@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import pkgutil
 
 import pytest
 
@@ -29,12 +30,12 @@ MODULES = [
     "headwater.agent.rdds",
     "headwater.agent.run_model",
     "headwater.agent.session",
-    "headwater.agent.visitors",
-    "headwater.agent.visitors.base",
-    "headwater.agent.visitors.commands",
-    "headwater.agent.visitors.datasets",
-    "headwater.agent.visitors.reads",
-    "headwater.agent.visitors.writes",
+    "headwater.agent.sources",
+    # Every source family module, found rather than listed: a new one is checked too.
+    *(
+        f"headwater.agent.sources.{info.name}"
+        for info in pkgutil.iter_modules(importlib.import_module("headwater.agent.sources").__path__)
+    ),
 ]
 
 

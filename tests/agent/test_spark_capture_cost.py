@@ -173,14 +173,15 @@ def _reported_writes(spark: Any, write: Any) -> list[tuple[Any, Any]]:
 
 def test_chains_answer_as_the_calls_step_by_step(spark: Any, tmp_path: Path) -> None:
     from headwater.agent.py4j.chains import JvmChain
-    from headwater.agent.jvm import RelationHashes, _insert_fs_facts, _write_metrics
+    from headwater.agent.jvm import RelationHashes, _write_metrics
+    from headwater.agent.sources.files import insert_fs_facts
 
     spark.range(30).selectExpr("id", "id % 3 AS k").write.parquet(str(tmp_path / "src"))
     src = spark.read.parquet(str(tmp_path / "src"))
     frame = src.union(src).join(src.select("id"), "id")
     [(qe, jplan)] = _reported_writes(spark, lambda: frame.write.mode("append").parquet(str(tmp_path / "out")))
 
-    facts = _insert_fs_facts(jplan)
+    facts = insert_fs_facts(jplan)
     assert facts["output_path"] == str(jplan.outputPath().toString()).rstrip("/")
     assert facts["output_path"].endswith("/out") and facts["mode"] == "Append"
     assert facts["query_schema"]["fields"][0]["name"] == "id"

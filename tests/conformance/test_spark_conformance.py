@@ -31,7 +31,7 @@ from tests.agent.spec import validate_event
 from tests.conformance.spark.matching import matches
 from tests.conformance.spark.scenarios import SCENARIOS, Scenario
 
-# Nine JVMs (one per warehouse) run in the module fixture: far beyond the
+# A JVM per warehouse and session profile runs in the module fixture: far beyond the
 # suite's default 600 s per test on a busy 2-core machine.
 pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.timeout(3600)]
 
@@ -48,20 +48,21 @@ def _file_name(name: str) -> str:
 
 @pytest.fixture(scope="module")
 def emitted() -> Iterator[dict[str, list[dict[str, Any]]]]:
-    """Run every scenario (one JVM per warehouse) and read back each one's events."""
+    """Run every scenario (one JVM per warehouse and session profile) and read back
+    each one's events."""
     Path("/test_data").mkdir(exist_ok=True)
     Path("/test_data/data.txt").write_text("hello world\nhello headwater lineage\n")
     Path("/test_data/test_data.csv").write_text("5,6\n7,8\n")
     # Not tmp_path_factory: pytest prunes old base temp dirs, and other pytest
     # processes on the machine may do so while these long runs are writing.
     out = Path(tempfile.mkdtemp(prefix="hw-spark-conformance-"))
-    groups: dict[str, list[Scenario]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[Scenario]] = defaultdict(list)
     for scenario in SCENARIOS:
-        groups[scenario.warehouse].append(scenario)
+        groups[(scenario.warehouse, scenario.session)].append(scenario)
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYTHONPATH": str(REPO)}
-    for warehouse, scenarios in groups.items():
+    for (warehouse, profile), scenarios in groups.items():
         result = subprocess.run(
-            [sys.executable, "-m", "tests.conformance.spark.run_jobs", str(out), warehouse]
+            [sys.executable, "-m", "tests.conformance.spark.run_jobs", str(out), warehouse, profile]
             + [s.name for s in scenarios],
             cwd=REPO,
             env=env,

@@ -143,7 +143,7 @@ class Agent:
         from headwater.agent.listener import PendingAction
         from headwater.agent.py4j.proxies import proxy_scope
         from headwater.agent.rdds import RddSavePhase
-        from headwater.agent.visitors import VisitContext
+        from headwater.agent.sources import VisitContext
 
         if isinstance(item, RddSavePhase):
             for event in rdd_save_events(item, self.model, getattr(self.config, "remove_path_pattern", None)):
@@ -167,7 +167,8 @@ class Agent:
             capture = item
 
         ctx = VisitContext(
-            capture=capture.plan,
+            tree=capture.plan.tree,
+            node_facts=capture.plan.facts,
             tables=capture.tables,
             warehouse_uri=self._context.get("warehouse_uri"),
             table_namespace=self._context.get("table_namespace"),

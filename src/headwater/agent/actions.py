@@ -15,8 +15,8 @@ from headwater.agent.columns import column_lineage
 from headwater.agent.capture import PlanCapture
 from headwater.agent.rdds import RddSavePhase, save_facts
 from headwater.agent.run_model import RUN_FACET_SCHEMA, RunModel, iso_time, uuid7
-from headwater.agent.visitors import VisitContext, visit_plan
-from headwater.agent.visitors import CapturedDataset, Visited
+from headwater.agent.sources import VisitContext, visit_plan
+from headwater.agent.sources import CapturedDataset, Visited
 from headwater.events import facets as F
 from headwater.events.model import PRODUCER, SCHEMA_URL
 

@@ -1,7 +1,7 @@
 """One action's plan as plain Python: a ``toJSON`` of the plan, then the JVM facts JSON lacks.
 
 :func:`capture_plan` serialises the optimized plan once and asks the JVM only
-about the nodes :data:`~headwater.agent.jvm.NODE_LOOKUPS` names, with as few
+about the nodes :data:`~headwater.agent.sources.registry.NODE_LOOKUPS` names, with as few
 py4j round trips as it can: the leaves of each plan (the root plan, a
 CTAS query, each subquery, each followed cache) come in one ``collectLeaves()``
 call and are picked by their pre-order position, and a :class:`RelationCache`
@@ -17,8 +17,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from headwater.agent.jvm import NODE_LOOKUPS, base_relation_facts, relation_facts
 from headwater.agent.plan import PlanNode, parse_plan
+from headwater.agent.sources.registry import NODE_LOOKUPS, base_relation_facts, relation_facts
 
 __all__ = [
     "CTAS_COMMANDS",

@@ -1,7 +1,8 @@
 """Captured datasets -> OpenLineage dataset JSON with their facets.
 
 Which facets: ``schema`` (nested fields), ``dataSource``, ``datasetType``
-(TABLE, FILE or TOPIC), ``symlinks`` and ``catalog`` for catalog tables, ``lifecycleStateChange`` for DDL and overwrites,
+(TABLE, FILE or TOPIC), ``symlinks`` and ``catalog`` for catalog tables,
+``version`` and ``storage`` for table formats, ``lifecycleStateChange`` for DDL and overwrites,
 ``columnLineage`` on outputs, ``outputStatistics`` from Spark's write metrics.
 Facets the configuration disables (``spark.openlineage.facets.<name>.disabled``)
 are left out here, in one place.
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from headwater.agent.visitors import CapturedDataset
+from headwater.agent.sources import CapturedDataset
 from headwater.events import facets as F
 from headwater.events.model import PRODUCER
 
@@ -31,6 +32,8 @@ _FILE_SCHEMES = frozenset(
 
 def dataset_type(ds: CapturedDataset) -> str:
     """TABLE for catalog and database tables, FILE for paths, TOPIC for Kafka topics."""
+    if ds.dataset_type:
+        return ds.dataset_type
     if ds.is_table:
         return "TABLE"
     scheme = ds.namespace.split("://", 1)[0].lower()
@@ -53,8 +56,14 @@ def _common(ds: CapturedDataset, enabled: Enabled, catalog: Mapping[str, Any] | 
         facets["schema"] = F.schema_facet(ds.fields)
     if ds.symlinks and enabled("symlinks"):
         facets["symlinks"] = F.symlinks_facet(ds.symlinks)
-    if catalog is not None and (ds.is_table or ds.in_warehouse) and enabled("catalog"):
+    if ds.catalog is not None and enabled("catalog"):
+        facets["catalog"] = F.catalog_facet(**ds.catalog)
+    elif catalog is not None and (ds.is_table or ds.in_warehouse) and enabled("catalog"):
         facets["catalog"] = F.catalog_facet(**catalog)
+    if ds.version is not None and enabled("version"):
+        facets["version"] = F.version_facet(ds.version)
+    if ds.storage is not None and enabled("storage"):
+        facets["storage"] = F.storage_facet(*ds.storage)
     if ds.lifecycle and enabled("lifecycleStateChange"):
         facets["lifecycleStateChange"] = F.lifecycle_state_change_facet(ds.lifecycle, ds.previous)
     return facets

@@ -1,13 +1,14 @@
-"""The JVM facts a plan's JSON leaves ``null``, fetched over py4j node by node.
+"""JVM facts about an action beyond its plan's nodes, fetched over py4j.
 
-:data:`NODE_LOOKUPS` maps a plan class to the look-up that fills its facts
-(paths of a file relation, an insert's ``outputPath`` and mode, a table's
-location); :func:`executed_plan_facts` reads the physical plan's node name and
-write metrics; :class:`CatalogLookup` reads table metadata by name. Each py4j
-call costs ~0.1-0.5 ms, so every look-up asks for as little as it can.
-Everything returned is plain Python; :mod:`headwater.agent.capture` decides
-which nodes to ask about. Every look-up is guarded by its caller: a missing fact
-means a less complete event, never an exception into the job.
+:class:`RelationHashes` hashes a plan's relations in one call;
+:func:`executed_plan_facts` reads the physical plan's node name and write
+metrics; :func:`nested_execution_root` relates a nested insert to its command;
+:class:`CatalogLookup` reads table metadata by name. (The look-ups of single
+plan nodes belong to their source family, see :mod:`headwater.agent.sources`.)
+Each py4j call costs ~0.1-0.5 ms, so every look-up asks for as little as it
+can. Everything returned is plain Python. Every look-up is guarded by its
+caller: a missing fact means a less complete event, never an exception into
+the job.
 """
 
 from __future__ import annotations
@@ -15,169 +16,19 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable
 from typing import Any
 
 from headwater.agent.py4j.chains import ChainUnavailable, JvmChain, chained, java_array
-from headwater.agent.rdds import rdd_input_paths
+from headwater.agent.sources.jvm_common import option, table_location
 
 __all__ = [
     "CatalogLookup",
-    "NODE_LOOKUPS",
     "RelationHashes",
-    "base_relation_facts",
     "executed_plan_facts",
     "nested_execution_root",
-    "relation_facts",
 ]
 
 logger = logging.getLogger(__name__)
-
-
-def _option(value: Any) -> Any:
-    """Unwrap a Scala Option (``None`` when empty)."""
-    if value is None:
-        return None
-    try:
-        return value.get() if value.isDefined() else None
-    except Exception:  # not an Option
-        return value
-
-
-def relation_facts(node: Any, fields: dict[str, Any]) -> dict[str, Any]:
-    """Facts of a ``LogicalRelation``: a catalog table's location, else its relation's."""
-    if isinstance(fields.get("catalogTable"), dict):
-        # A catalog table: its location is all we need (the JSON names the table).
-        table = _option(node.catalogTable())
-        if table is not None:
-            return {"location": _table_location(table)}
-    return base_relation_facts(node.relation())
-
-
-def base_relation_facts(relation: Any) -> dict[str, Any]:
-    """Root paths of a file relation, or the URL and table of a JDBC one."""
-    facts: dict[str, Any] = {}
-    try:
-        # Most relations are files: ask for their root paths straight away (one call
-        # for all of them, not size() + apply(i)) and ask for the class only when
-        # the relation has no file index.
-        joined = str(relation.location().rootPaths().mkString("\n"))
-        facts["root_paths"] = [p for p in joined.split("\n") if p]
-        return facts
-    except Exception:
-        logger.debug("not a file relation", exc_info=True)
-    facts["relation_class"] = str(relation.getClass().getName())
-    if "JDBC" in facts["relation_class"]:
-        options = relation.jdbcOptions()
-        facts["jdbc_url"] = str(options.url())
-        facts["jdbc_table"] = str(options.tableOrQuery())
-    return facts
-
-
-def _table_location(table: Any) -> str | None:
-    try:
-        return str(table.location().toString()) or None
-    except Exception:
-        return None
-
-
-def _query_schema(node: Any) -> dict[str, Any]:
-    """The schema of the rows a write command writes (names and types JSON lacks)."""
-    try:
-        return {"query_schema": json.loads(node.query().schema().json())}
-    except Exception:
-        logger.debug("no query schema", exc_info=True)
-        return {}
-
-
-_OBJECT = "java.lang.Object"
-_INSERT_FS = "org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand"
-# A file write's facts: three chains of one py4j call each, not seven calls.
-_OUTPUT_PATH = JvmChain((_INSERT_FS, "outputPath", ()), (_OBJECT, "toString", ()))
-_MODE = JvmChain((_INSERT_FS, "mode", ()), (_OBJECT, "toString", ()))
-_INSERT_SCHEMA = JvmChain(
-    (_INSERT_FS, "query", ()),
-    ("org.apache.spark.sql.catalyst.plans.QueryPlan", "schema", ()),
-    ("org.apache.spark.sql.types.DataType", "json", ()),
-)
-
-
-def _insert_fs_facts(node: Any) -> dict[str, Any]:
-    facts = {
-        "output_path": str(chained(_OUTPUT_PATH, lambda n: n.outputPath().toString(), node)),
-        "mode": str(chained(_MODE, lambda n: n.mode().toString(), node)),
-    }
-    try:
-        schema = chained(_INSERT_SCHEMA, lambda n: n.query().schema().json(), node)
-        facts["query_schema"] = json.loads(schema)
-    except Exception:
-        logger.debug("no query schema", exc_info=True)
-    return facts
-
-
-def _hive_relation_facts(node: Any) -> dict[str, Any]:
-    return {"location": _table_location(node.tableMeta())}
-
-
-def _insert_hive_facts(node: Any) -> dict[str, Any]:
-    return {
-        "location": _table_location(node.table()),
-        "overwrite": bool(node.overwrite()),
-        **_query_schema(node),
-    }
-
-
-def _save_into_datasource_facts(node: Any) -> dict[str, Any]:
-    options = node.options()
-    keys = options.keys().toSeq()
-    return {
-        "options": {str(keys.apply(i)): str(options.apply(keys.apply(i))) for i in range(keys.size())},
-        "mode": str(node.mode().toString()),
-        "data_source": str(node.dataSource().getClass().getName()),
-        **_query_schema(node),
-    }
-
-
-def _insert_dir_facts(node: Any) -> dict[str, Any]:
-    storage = node.storage()
-    location = _option(storage.locationUri())
-    return {
-        "location": str(location.toString()) if location is not None else None,
-        "overwrite": bool(node.overwrite()),
-        **_query_schema(node),
-    }
-
-
-def _resolved_identifier_facts(node: Any) -> dict[str, Any]:
-    ident = node.identifier()
-    namespace = list(ident.namespace())
-    facts: dict[str, Any] = {"namespace": [str(n) for n in namespace], "table": str(ident.name())}
-    try:
-        facts["catalog"] = str(node.catalog().name())
-    except Exception:
-        logger.debug("no catalog name", exc_info=True)
-    return facts
-
-
-def _logical_rdd_facts(node: Any) -> dict[str, Any]:
-    return {"input_paths": rdd_input_paths(node.rdd())}
-
-
-# Plan class -> the look-up that fills its facts.
-NODE_LOOKUPS: dict[str, Callable[..., dict[str, Any]]] = {
-    "LogicalRelation": relation_facts,  # called with the node's JSON fields too
-    "HiveTableRelation": _hive_relation_facts,
-    "InsertIntoHadoopFsRelationCommand": _insert_fs_facts,
-    "InsertIntoHiveTable": _insert_hive_facts,
-    "SaveIntoDataSourceCommand": _save_into_datasource_facts,
-    "InsertIntoDataSourceDirCommand": _insert_dir_facts,
-    "InsertIntoHiveDirCommand": _insert_dir_facts,
-    "ResolvedIdentifier": _resolved_identifier_facts,
-    "LogicalRDD": _logical_rdd_facts,
-    "CreateDataSourceTableAsSelectCommand": _query_schema,
-    "CreateHiveTableAsSelectCommand": _query_schema,
-    "OptimizedCreateHiveTableAsSelectCommand": _query_schema,
-}
 
 
 class RelationHashes:
@@ -307,6 +158,7 @@ def executed_plan_facts(qe: Any) -> dict[str, Any]:
     return facts
 
 
+_OBJECT = "java.lang.Object"
 _CLASS_NAME = JvmChain((_OBJECT, "getClass", ()), ("java.lang.Class", "getName", ()))
 _WRITE_METRICS_TEXT = JvmChain(
     ("org.apache.spark.sql.execution.command.DataWritingCommandExec", "cmd", ()),
@@ -396,9 +248,9 @@ class CatalogLookup:
                 logger.debug("no default path for %s", qualified, exc_info=True)
             return facts
         facts["exists"] = True
-        facts["location"] = _table_location(meta)
+        facts["location"] = table_location(meta)
         facts["table_type"] = str(meta.tableType().name())
-        provider = _option(meta.provider())
+        provider = option(meta.provider())
         facts["provider"] = str(provider) if provider is not None else None
         facts["schema"] = json.loads(meta.schema().json())
         return facts

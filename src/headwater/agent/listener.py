@@ -40,7 +40,7 @@ from headwater.agent.jvm import (
 from headwater.agent.plan import short_class
 from headwater.agent.py4j.chains import JvmChain, chained
 from headwater.agent.py4j.proxies import proxy_scope
-from headwater.agent.visitors.commands import DDL_COMMANDS, table_idents
+from headwater.agent.sources.ddl import DDL_COMMANDS, table_idents
 
 __all__ = ["ActionListener", "CAPTURE_AT_ONCE", "CaptureWorker", "LogOnce", "PendingAction"]
 

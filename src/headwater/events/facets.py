@@ -28,8 +28,10 @@ __all__ = [
     "processing_engine_facet",
     "schema_facet",
     "sql_facet",
+    "storage_facet",
     "symlinks_facet",
     "tags_facet",
+    "version_facet",
 ]
 
 _BASE = "https://openlineage.io/spec/facets"
@@ -54,9 +56,11 @@ FACET_SCHEMA_URLS: Mapping[str, str] = {
     ),
     "schema": f"{_BASE}/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
     "sql": f"{_BASE}/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet",
+    "storage": f"{_BASE}/1-0-1/StorageDatasetFacet.json#/$defs/StorageDatasetFacet",
     "symlinks": f"{_BASE}/1-0-1/SymlinksDatasetFacet.json#/$defs/SymlinksDatasetFacet",
     "tags_job": f"{_BASE}/1-0-0/TagsJobFacet.json#/$defs/TagsJobFacet",
     "tags_run": f"{_BASE}/1-0-0/TagsRunFacet.json#/$defs/TagsRunFacet",
+    "version": f"{_BASE}/1-0-1/DatasetVersionDatasetFacet.json#/$defs/DatasetVersionDatasetFacet",
 }
 
 # A schema field: (name, type, nested fields). Nested fields describe structs,
@@ -105,6 +109,19 @@ def catalog_facet(name: str, framework: str, type_: str, warehouse_uri: str | No
     if warehouse_uri:
         body["warehouseUri"] = warehouse_uri
     return facet("catalog", body)
+
+
+def version_facet(dataset_version: str) -> dict[str, Any]:
+    """The ``version`` facet: a table format's version of the dataset (snapshot id, Delta version)."""
+    return facet("version", {"datasetVersion": dataset_version})
+
+
+def storage_facet(storage_layer: str, file_format: str | None) -> dict[str, Any]:
+    """The ``storage`` facet: the table format (``iceberg``, ``delta``) and its file format."""
+    body: dict[str, Any] = {"storageLayer": storage_layer}
+    if file_format:
+        body["fileFormat"] = file_format
+    return facet("storage", body)
 
 
 def lifecycle_state_change_facet(

@@ -1,6 +1,6 @@
 """Run conformance scenarios sharing one warehouse in one JVM (a subprocess of the test).
 
-    python -m tests.conformance.spark.run_jobs OUT_DIR WAREHOUSE "scenario name" ...
+    python -m tests.conformance.spark.run_jobs OUT_DIR WAREHOUSE PROFILE "scenario name" ...
 
 Each scenario attaches a headwater agent configured the way a user of the
 OpenLineage jar would (``spark.openlineage.*`` keys: namespace, appName, a file
@@ -22,7 +22,7 @@ from pathlib import Path
 
 
 def main(argv: list[str]) -> int:
-    out_dir, warehouse, names = Path(argv[0]), argv[1], argv[2:]
+    out_dir, warehouse, profile, names = Path(argv[0]), argv[1], argv[2], argv[3:]
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     logging.basicConfig(level=logging.WARNING)
     from pyspark.sql import SparkSession
@@ -30,11 +30,15 @@ def main(argv: list[str]) -> int:
     from headwater.agent import attach
     from headwater.agent.config import AgentConfig
     from tests.conformance.spark.scenarios import by_name
+    from tests.conformance.spark.sessions import PROFILES
 
     shutil.rmtree(warehouse, ignore_errors=True)
     metastore = tempfile.mkdtemp(prefix="hw-metastore-")
+    builder = SparkSession.builder
+    for key, value in PROFILES[profile].items():
+        builder = builder.config(key, value)
     spark = (
-        SparkSession.builder.master("local[2]")
+        builder.master("local[2]")
         .appName("headwater conformance")
         .config("spark.sql.shuffle.partitions", "1")
         .config("spark.ui.enabled", "false")

@@ -1,49 +1,35 @@
 """PySpark jobs equivalent to the OpenLineage Spark suite's scenarios (README table).
 
 Each :class:`Scenario` names the job namespace and application name the suite
-runs it with, the warehouse directory (one JVM per warehouse: it is a static
-Spark setting), extra ``spark.openlineage.*`` keys, and the expected files in
+runs it with, the warehouse directory and the session profile (one JVM per
+warehouse and profile: both are static Spark settings; profiles are in
+``sessions.py``), extra ``spark.openlineage.*`` keys, and the expected files in
 the order they must arrive. ``job(spark)`` is the PySpark written for headwater.
+
+The session-catalog scenarios are here; each connector's scenarios live in a
+module of their own (``scenarios_<connector>.py``), collected at the end.
 """
 
 from __future__ import annotations
 
 import random
-import shutil
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
+
+from tests.conformance.spark.scenario import Scenario, clean, drop
+from tests.conformance.spark.scenarios_connectors import CONNECTOR_SCENARIOS
 
 PARENT_RUN_ID = "bd9c2467-3ed7-4fdc-85c2-41ebf5c73b40"
 
 
-@dataclass(frozen=True)
-class Scenario:
-    name: str
-    namespace: str
-    app_name: str
-    warehouse: str
-    expected: tuple[str, ...]
-    job: Callable[[Any], None]
-    conf: dict[str, str] = field(default_factory=dict)
-    #: Session settings for the job only (set before the agent attaches, unset after).
-    session_conf: dict[str, str] = field(default_factory=dict)
-
-
-def _clean(*paths: str) -> None:
-    for path in paths:
-        shutil.rmtree(path, ignore_errors=True)
-
-
 def word_count(spark: Any) -> None:
-    _clean("/tmp/test_data/test_output")
+    clean("/tmp/test_data/test_output")
     lines = spark.read.text("/test_data/data.txt")
     words = lines.selectExpr("explode(split(value, ' ')) AS value").where("value != ''")
     words.groupBy("value").count().write.mode("overwrite").csv("/tmp/test_data/test_output")
 
 
 def rdd_to_table(spark: Any) -> None:
-    _clean("/tmp/test_data/rdd_to_csv_output", "/tmp/test_data/rdd_to_table")
+    clean("/tmp/test_data/rdd_to_csv_output", "/tmp/test_data/rdd_to_table")
     rows = [(random.choice(["ann", "bob", "cid"]), random.randint(1, 90)) for _ in range(50)]
     rdd = spark.sparkContext.parallelize(rows)
     rdd.setName("list of random words and numbers")
@@ -55,13 +41,8 @@ def rdd_to_table(spark: Any) -> None:
     ).parquet("/tmp/test_data/rdd_to_table")
 
 
-def _drop(spark: Any, *tables: str) -> None:
-    for table in tables:
-        spark.sql(f"DROP TABLE IF EXISTS {table}")
-
-
 def hive(spark: Any) -> None:
-    _drop(spark, "test", "target")
+    drop(spark, "test", "target")
     spark.sql("CREATE TABLE test (key INT, value STRING) USING hive")
     spark.sql("INSERT INTO test VALUES (1, 'a'), (2, 'b'), (3, 'c')")
     spark.sql("CREATE TABLE target (key INT, value STRING) USING hive")
@@ -69,7 +50,7 @@ def hive(spark: Any) -> None:
 
 
 def hadoop_fs(spark: Any) -> None:
-    _drop(spark, "test", "target")
+    drop(spark, "test", "target")
     spark.sql("CREATE TABLE test (key INT, value STRING) USING parquet")
     spark.sql("INSERT INTO test VALUES (1, 'a'), (2, 'b'), (3, 'c')")
     spark.sql("CREATE TABLE target (key INT, value STRING) USING parquet")
@@ -77,31 +58,31 @@ def hadoop_fs(spark: Any) -> None:
 
 
 def overwrite_dir(spark: Any) -> None:
-    _drop(spark, "test")
-    _clean("/tmp/overwrite/table")
+    drop(spark, "test")
+    clean("/tmp/overwrite/table")
     spark.sql("CREATE TABLE test (key INT, value STRING) USING hive")
     spark.sql("INSERT OVERWRITE DIRECTORY '/tmp/overwrite/table' USING hive VALUES (1, 'a')")
     spark.sql("SELECT count(*) FROM test").collect()
 
 
 def ctas_load(spark: Any) -> None:
-    _drop(spark, "temp", "tbl1")
-    _clean("/tmp/ctas_load/temp", "/tmp/ctas_load/tbl1")
+    drop(spark, "temp", "tbl1")
+    clean("/tmp/ctas_load/temp", "/tmp/ctas_load/tbl1")
     spark.createDataFrame([(1, 2), (3, 4)], ["a", "b"]).write.saveAsTable("temp")
     spark.sql("CREATE TABLE tbl1 USING hive LOCATION '/tmp/ctas_load/tbl1' AS SELECT a, b FROM temp")
     spark.sql("LOAD DATA LOCAL INPATH '/test_data/test_data.csv' INTO TABLE tbl1")
 
 
 def optimized_ctas(spark: Any) -> None:
-    _drop(spark, "temp", "tbl2")
-    _clean("/tmp/ctas_load/temp", "/tmp/ctas_load/tbl2")
+    drop(spark, "temp", "tbl2")
+    clean("/tmp/ctas_load/temp", "/tmp/ctas_load/tbl2")
     spark.createDataFrame([(1, 2), (3, 4)], ["a", "b"]).write.saveAsTable("temp")
     spark.sql("CREATE TABLE tbl2 STORED AS PARQUET AS SELECT a, b FROM temp")
 
 
 def column_lineage(spark: Any) -> None:
-    _drop(spark, "cll_source1", "cll_source2", "tbl1")
-    _clean("/tmp/cll_test/cll_source1", "/tmp/cll_test/cll_source2", "/tmp/cll_test/tbl1")
+    drop(spark, "cll_source1", "cll_source2", "tbl1")
+    clean("/tmp/cll_test/cll_source1", "/tmp/cll_test/cll_source2", "/tmp/cll_test/tbl1")
     spark.sql("CREATE TABLE cll_source1 (a INT, b STRING) USING parquet")
     spark.sql("CREATE TABLE cll_source2 (a INT, c INT) USING parquet")
     spark.sql(
@@ -114,8 +95,8 @@ def column_lineage(spark: Any) -> None:
 
 
 def cached(spark: Any) -> None:
-    _drop(spark, "temp", "target")
-    _clean("/tmp/caching/temp", "/tmp/caching/target")
+    drop(spark, "temp", "target")
+    clean("/tmp/caching/temp", "/tmp/caching/target")
     spark.createDataFrame([(1, 2), (3, 4)], ["a", "b"]).write.saveAsTable("temp")
     df = spark.table("temp").cache()
     df.count()
@@ -124,41 +105,41 @@ def cached(spark: Any) -> None:
 
 
 def create_table(spark: Any) -> None:
-    _drop(spark, "create_table_test")
-    _clean("/tmp/create_test/create_table_test")
+    drop(spark, "create_table_test")
+    clean("/tmp/create_test/create_table_test")
     spark.sql("CREATE TABLE create_table_test (a STRING, b STRING) USING hive")
 
 
 def hive_catalog_symlink(spark: Any) -> None:
     # The suite runs this with spark.sql.hive.metastore.uris set: Spark does not
     # read that key (it stays on its embedded metastore), the listener names tables by it.
-    _drop(spark, "test")
+    drop(spark, "test")
     spark.sql("CREATE TABLE IF NOT EXISTS test (key INT, value STRING) USING hive")
 
 
 def drop_table(spark: Any) -> None:
-    _clean("/tmp/drop_test/drop_table_test")
+    clean("/tmp/drop_test/drop_table_test")
     spark.sql("CREATE TABLE IF NOT EXISTS drop_table_test (a STRING, b STRING) USING hive")
     spark.sql("DROP TABLE drop_table_test")
 
 
 def truncate_table(spark: Any) -> None:
-    _drop(spark, "truncate_table_test")
-    _clean("/tmp/truncate_test/truncate_table_test")
+    drop(spark, "truncate_table_test")
+    clean("/tmp/truncate_test/truncate_table_test")
     spark.sql("CREATE TABLE truncate_table_test (a STRING, b STRING) USING hive")
     spark.sql("TRUNCATE TABLE truncate_table_test")
 
 
 def alter_table(spark: Any) -> None:
-    _drop(spark, "alter_table_test", "alter_table_test_new")
-    _clean("/tmp/alter_test/alter_table_test", "/tmp/alter_test/alter_table_test_new")
+    drop(spark, "alter_table_test", "alter_table_test_new")
+    clean("/tmp/alter_test/alter_table_test", "/tmp/alter_test/alter_table_test_new")
     spark.sql("CREATE TABLE alter_table_test (a STRING, b STRING) USING hive")
     spark.sql("ALTER TABLE alter_table_test ADD COLUMNS (c STRING, d STRING)")
     spark.sql("ALTER TABLE alter_table_test RENAME TO alter_table_test_new")
 
 
 def hive_ctas_commands(spark: Any) -> None:
-    _clean("/tmp/hive-metastore/hive3.db")
+    clean("/tmp/hive-metastore/hive3.db")
     spark.sql("DROP DATABASE IF EXISTS hive3 CASCADE")
     spark.sql("CREATE DATABASE hive3 LOCATION '/tmp/hive-metastore/hive3.db'")
     spark.sql("CREATE TABLE hive3.table1 (city STRING) USING parquet")
@@ -169,7 +150,7 @@ def hive_ctas_commands(spark: Any) -> None:
 
 
 def rdd_with_parquet(spark: Any) -> None:
-    _clean("/tmp/rdd_a", "/tmp/rdd_b", "/tmp/rdd_c")
+    clean("/tmp/rdd_a", "/tmp/rdd_b", "/tmp/rdd_c")
     spark.createDataFrame([("a",), ("b",)], ["value"]).write.parquet("/tmp/rdd_a")
     spark.createDataFrame([("c",)], ["value"]).write.parquet("/tmp/rdd_b")
     first = spark.read.parquet("/tmp/rdd_a").rdd.map(lambda row: (row[0],))
@@ -178,7 +159,7 @@ def rdd_with_parquet(spark: Any) -> None:
 
 
 def application_level(spark: Any) -> None:
-    _clean("/tmp/app_level")
+    clean("/tmp/app_level")
     spark.createDataFrame([(1, "a")], ["k", "v"]).write.parquet("/tmp/app_level")
 
 
@@ -193,7 +174,7 @@ _PARENT_CONF = {
     "spark.openlineage.parentRunId": PARENT_RUN_ID,
 }
 
-SCENARIOS: tuple[Scenario, ...] = (
+_SESSION_CATALOG: tuple[Scenario, ...] = (
     Scenario(
         "word count",
         "testPysparkWordCountWithCliArgs",
@@ -383,6 +364,9 @@ SCENARIOS: tuple[Scenario, ...] = (
         alter_table,
     ),
 )
+
+
+SCENARIOS: tuple[Scenario, ...] = (*_SESSION_CATALOG, *CONNECTOR_SCENARIOS)
 
 
 def by_name(name: str) -> Scenario:

@@ -1,6 +1,8 @@
-"""What every visitor shares: the captured dataset, the context, schemas from Spark types.
+"""What every source family shares: the captured dataset, the visit context,
+dataset names from locations, table symlinks and schemas from Spark types.
 
-One floor below the visitors and the visit loop (:mod:`.base`), which import it.
+One floor below the source families and the visit loop (:mod:`.visit`), which
+import it; it imports none of them.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from headwater import naming
-from headwater.agent.capture import PlanCapture
 from headwater.agent.plan import Expr, PlanNode
 from headwater.events.facets import SchemaField
 
@@ -19,9 +20,12 @@ __all__ = [
     "CapturedDataset",
     "VisitContext",
     "Visited",
+    "catalog_table_ident",
     "dataset_at",
+    "datasets_at",
     "schema_from_attributes",
     "schema_from_struct",
+    "symlink_for",
 ]
 
 
@@ -42,13 +46,25 @@ class CapturedDataset:
     attributes: dict[int, str] = field(default_factory=dict)
     #: For outputs: the plan whose output rows were written (column lineage root).
     query: PlanNode | None = None
+    #: The table version read or written (Iceberg snapshot id, Delta version): ``version`` facet.
+    version: str | None = None
+    #: ``(storageLayer, fileFormat)`` of a table format (``("iceberg", "parquet")``): ``storage`` facet.
+    storage: tuple[str, str | None] | None = None
+    #: This dataset's own ``catalog`` facet arguments (name, framework, type_,
+    #: warehouse_uri), for tables of a catalog other than the session's.
+    catalog: dict[str, Any] | None = None
+    #: TABLE, FILE or TOPIC when the namespace alone does not tell (``datasetType`` facet).
+    dataset_type: str | None = None
 
 
 @dataclass
 class VisitContext:
-    """Session facts the visitors need besides the plan."""
+    """The captured plan and the session facts the visitors need besides it."""
 
-    capture: PlanCapture
+    #: The action's plan tree (see :class:`~headwater.agent.capture.PlanCapture`).
+    tree: PlanNode
+    #: node key -> the JVM facts fetched for that node.
+    node_facts: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     #: "db.table" -> CatalogLookup.table() facts, fetched on the listener thread.
     tables: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     warehouse_uri: str | None = None
@@ -58,8 +74,8 @@ class VisitContext:
     #: Schema (struct JSON) of a write command's query, by node key.
     query_schemas: Mapping[str, Any] = field(default_factory=dict)
 
-    def facts(self, node: PlanNode) -> dict[str, Any]:
-        return self.capture.facts_for(node)
+    def facts(self, node: PlanNode) -> Mapping[str, Any]:
+        return self.node_facts.get(node.key, {})
 
     def table(self, database: str | None, table: str) -> Mapping[str, Any]:
         return self.tables.get(f"{database or 'default'}.{table}", {})
@@ -75,12 +91,42 @@ class Visited:
     job_suffix: str | None = None
 
 
+def catalog_table_ident(table: object) -> tuple[str | None, str] | None:
+    """``(database, table)`` of a serialised ``CatalogTable`` or ``TableIdentifier``."""
+    if not isinstance(table, dict):
+        return None
+    ident = table.get("identifier", table)
+    if not isinstance(ident, dict) or "table" not in ident:
+        return None
+    return ident.get("database"), str(ident["table"])
+
+
+def symlink_for(ident: tuple[str | None, str], ctx: VisitContext) -> tuple[str, str, str]:
+    """The ``symlinks`` identifier naming a session-catalog table."""
+    database, table = ident
+    namespace = ctx.table_namespace or ctx.warehouse_uri or "spark_catalog"
+    return namespace, f"{database or 'default'}.{table}", "TABLE"
+
+
 def dataset_at(location: str, ctx: VisitContext) -> tuple[str, str]:
     """``(namespace, name)`` for a storage location, with partition dirs trimmed."""
     namespace, name = naming.dataset_from_location(location)
     name = naming.trim_partition_dirs(name)
     name = naming.remove_path_pattern(name, ctx.remove_path)
     return namespace, name
+
+
+def datasets_at(node: PlanNode, locations: list[str], ctx: VisitContext) -> list[CapturedDataset]:
+    """What a leaf ``node`` reads from each of ``locations``: one dataset each, with
+    the node's output columns as its schema and as the column-lineage leaves."""
+    attributes = node.output()
+    by_id = {a.expr_id: a.name or "" for a in attributes if a.expr_id is not None}
+    fields = schema_from_attributes(attributes)
+    datasets = []
+    for location in locations:
+        namespace, name = dataset_at(location, ctx)
+        datasets.append(CapturedDataset(namespace, name, fields=list(fields), attributes=dict(by_id)))
+    return datasets
 
 
 def _type_fields(data_type: Any) -> tuple[str, list[SchemaField]]:

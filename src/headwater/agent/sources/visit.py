@@ -1,22 +1,23 @@
-"""The visit loop: :func:`visit_plan` runs the visitors over a captured plan."""
+"""The visit loop: :func:`visit_plan` runs the source families over a captured plan."""
 
 from __future__ import annotations
 
-from headwater.agent.visitors import commands, reads, writes
-from headwater.agent.visitors.datasets import CapturedDataset, VisitContext, Visited
+from headwater.agent.sources.common import CapturedDataset, VisitContext, Visited
+from headwater.agent.sources.registry import read_datasets, write_outputs
 
 __all__ = ["visit_plan"]
 
 
 def visit_plan(ctx: VisitContext) -> Visited:
     """Inputs and outputs of the captured plan."""
-    root = ctx.capture.tree
+    root = ctx.tree
     visited = Visited()
-    handled = writes.visit_write(root, ctx, visited) or commands.visit_command(root, ctx, visited)
+    handled = write_outputs(root, ctx, visited)
     # Inputs are the leaf relations of whatever the action read: the whole tree
     # for queries and inserts (a CTAS keeps its query as an inner plan).
     if not handled or root.children or root.inner:
-        visited.inputs.extend(reads.visit_reads(root, ctx))
+        for node in root.walk():
+            visited.inputs.extend(read_datasets(node, ctx))
     visited.inputs = _dedupe(visited.inputs)
     visited.outputs = _dedupe(visited.outputs)
     return visited

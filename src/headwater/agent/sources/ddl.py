@@ -1,4 +1,4 @@
-"""DDL commands: the table they change, with the ``lifecycleStateChange`` facet.
+"""Session-catalog DDL: the table a command changes, with the ``lifecycleStateChange`` facet.
 
 CREATE (datasource and Hive), DROP, TRUNCATE, ALTER TABLE ADD COLUMNS, RENAME
 and LOAD DATA. The table's location and schema come from the session catalog
@@ -7,18 +7,25 @@ and LOAD DATA. The table's location and schema come from the session catalog
 
 from __future__ import annotations
 
+import logging
+from typing import Any
+
 from headwater import naming
 from headwater.agent.plan import PlanNode
-from headwater.agent.visitors.datasets import (
+from headwater.agent.sources.common import (
     CapturedDataset,
     VisitContext,
     Visited,
+    catalog_table_ident,
     dataset_at,
     schema_from_struct,
+    symlink_for,
 )
-from headwater.agent.visitors.reads import catalog_table_ident, symlink_for
+from headwater.agent.sources.family import SourceFamily
 
-__all__ = ["DDL_COMMANDS", "table_idents", "visit_command"]
+__all__ = ["DDL_COMMANDS", "FAMILY", "table_idents"]
+
+logger = logging.getLogger(__name__)
 
 # class -> (lifecycle change, how the job-name suffix is formed)
 DDL_COMMANDS: dict[str, tuple[str | None, str]] = {
@@ -50,22 +57,30 @@ def table_idents(root: PlanNode, resolved: dict | None = None) -> list[tuple[str
     return idents
 
 
-def visit_command(root: PlanNode, ctx: VisitContext, visited: Visited) -> bool:
-    """Add the table a DDL command at ``root`` changes; ``False`` if it is not one."""
-    if root.cls not in DDL_COMMANDS:
-        return False
+def _resolved_identifier_facts(node: Any) -> dict[str, Any]:
+    ident = node.identifier()
+    facts: dict[str, Any] = {"namespace": [str(n) for n in list(ident.namespace())], "table": str(ident.name())}
+    try:
+        facts["catalog"] = str(node.catalog().name())
+    except Exception:
+        logger.debug("no catalog name", exc_info=True)
+    return facts
+
+
+def _write_command(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
+    """Add the table a DDL command at ``root`` changes."""
     change, suffix_kind = DDL_COMMANDS[root.cls]
     resolved = None
     if root.cls == "DropTable" and root.children:
         resolved = ctx.facts(root.children[0])
     idents = table_idents(root, resolved)
     if not idents:
-        return True
+        return
     ident = idents[-1]  # for RENAME: the new name
     table = ctx.table(*ident)
     location = table.get("location")
     if not location:
-        return True
+        return
     namespace, name = dataset_at(str(location), ctx)
     fields = schema_from_struct(table.get("schema"))
     if not fields and root.cls in ("CreateDataSourceTableCommand", "CreateTableCommand"):
@@ -83,4 +98,10 @@ def visit_command(root: PlanNode, ctx: VisitContext, visited: Visited) -> bool:
         visited.job_suffix = f"{ident[0] or 'default'}_{ident[1]}"
     elif suffix_kind == "path":
         visited.job_suffix = naming.trim_path_suffix(name)
-    return True
+
+
+FAMILY = SourceFamily(
+    name="session-catalog DDL",
+    lookups={"ResolvedIdentifier": _resolved_identifier_facts},
+    writes=dict.fromkeys(DDL_COMMANDS, _write_command),
+)

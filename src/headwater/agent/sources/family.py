@@ -1,0 +1,56 @@
+"""What a source family registers: the plan classes it understands, and how.
+
+A source family (files, session-catalog tables, JDBC, Kafka, a table format)
+is one module that declares one :class:`SourceFamily`; :mod:`.registry` merges
+them. Two kinds of function are registered:
+
+- **look-ups** run on the agent's capture thread with the JVM node over py4j
+  and return plain facts (paths, options, a table version) — the values a
+  plan's JSON leaves ``null``. They may raise: the caller logs and goes on.
+- **visitors** run later, without a JVM, on the plain plan tree and those
+  facts, and return or add :class:`~.common.CapturedDataset` objects.
+
+A ``LogicalRelation`` leaf and a ``SaveIntoDataSourceCommand`` root wrap a
+data-source object whose class says what it is; families register for those
+classes (``relation_*``, ``save_writes``) rather than for the plan class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from headwater.agent.plan import PlanNode
+from headwater.agent.sources.common import CapturedDataset, VisitContext, Visited
+
+__all__ = ["Lookup", "ReadVisitor", "SourceFamily", "WriteVisitor"]
+
+#: JVM object -> plain facts (py4j calls; runs on the capture thread).
+Lookup = Callable[[Any], dict[str, Any]]
+#: A leaf plan node -> the datasets it reads.
+ReadVisitor = Callable[[PlanNode, VisitContext], list[CapturedDataset]]
+#: A root command -> adds its outputs (and job-name suffix) to ``Visited``.
+WriteVisitor = Callable[[PlanNode, VisitContext, Visited], None]
+
+
+@dataclass(frozen=True)
+class SourceFamily:
+    """One source family's registrations (every mapping is keyed by short class name)."""
+
+    name: str
+    #: plan class -> look-up of that node's facts.
+    lookups: Mapping[str, Lookup] = field(default_factory=dict)
+    #: leaf plan class -> its input datasets.
+    reads: Mapping[str, ReadVisitor] = field(default_factory=dict)
+    #: root command class -> its outputs.
+    writes: Mapping[str, WriteVisitor] = field(default_factory=dict)
+    #: ``BaseRelation`` class under a ``LogicalRelation`` -> look-up on the relation.
+    relation_lookups: Mapping[str, Lookup] = field(default_factory=dict)
+    #: ``BaseRelation`` class under a ``LogicalRelation`` -> its input datasets.
+    relation_reads: Mapping[str, ReadVisitor] = field(default_factory=dict)
+    #: data-source class of a ``SaveIntoDataSourceCommand`` -> its outputs.
+    save_writes: Mapping[str, WriteVisitor] = field(default_factory=dict)
+    #: DSv2 ``Table`` class under a ``DataSourceV2Relation`` -> look-up of its
+    #: format's own facts (a table version, a file format) on the table.
+    v2_table_lookups: Mapping[str, Lookup] = field(default_factory=dict)

@@ -1,0 +1,168 @@
+"""Files: relations over paths (``HadoopFsRelation``), file inserts, directory
+writes and ``save(path)`` through a data source.
+
+A file relation's root paths and an insert's output path are JVM facts; the
+partition directories under a table's root are trimmed from dataset names.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from headwater import naming
+from headwater.agent.plan import PlanNode
+from headwater.agent.py4j.chains import JvmChain, chained
+from headwater.agent.sources.common import (
+    CapturedDataset,
+    VisitContext,
+    Visited,
+    catalog_table_ident,
+    dataset_at,
+    datasets_at,
+    schema_from_struct,
+    symlink_for,
+)
+from headwater.agent.sources.family import SourceFamily
+from headwater.agent.sources.jvm_common import option, query_schema
+
+__all__ = ["FAMILY", "file_relation_facts", "output_at", "save_to_path"]
+
+logger = logging.getLogger(__name__)
+
+
+def file_relation_facts(relation: Any) -> dict[str, Any]:
+    """Root paths of a file relation (one call for all of them); raises for other relations."""
+    joined = str(relation.location().rootPaths().mkString("\n"))
+    return {"root_paths": [p for p in joined.split("\n") if p]}
+
+
+def read_file_relation(node: PlanNode, ctx: VisitContext) -> list[CapturedDataset]:
+    """A ``LogicalRelation`` over files: one dataset per root path."""
+    return datasets_at(node, list(ctx.facts(node).get("root_paths", [])), ctx)
+
+
+_OBJECT = "java.lang.Object"
+_INSERT_FS = "org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand"
+# A file write's facts: three chains of one py4j call each, not seven calls.
+_OUTPUT_PATH = JvmChain((_INSERT_FS, "outputPath", ()), (_OBJECT, "toString", ()))
+_MODE = JvmChain((_INSERT_FS, "mode", ()), (_OBJECT, "toString", ()))
+_INSERT_SCHEMA = JvmChain(
+    (_INSERT_FS, "query", ()),
+    ("org.apache.spark.sql.catalyst.plans.QueryPlan", "schema", ()),
+    ("org.apache.spark.sql.types.DataType", "json", ()),
+)
+
+
+def insert_fs_facts(node: Any) -> dict[str, Any]:
+    facts = {
+        "output_path": str(chained(_OUTPUT_PATH, lambda n: n.outputPath().toString(), node)),
+        "mode": str(chained(_MODE, lambda n: n.mode().toString(), node)),
+    }
+    try:
+        schema = chained(_INSERT_SCHEMA, lambda n: n.query().schema().json(), node)
+        facts["query_schema"] = json.loads(schema)
+    except Exception:
+        logger.debug("no query schema", exc_info=True)
+    return facts
+
+
+def save_into_data_source_facts(node: Any) -> dict[str, Any]:
+    """Options, mode and data-source class of a ``SaveIntoDataSourceCommand`` (every
+    family's saves dispatch on the class; see :mod:`.registry`)."""
+    options = node.options()
+    keys = options.keys().toSeq()
+    return {
+        "options": {str(keys.apply(i)): str(options.apply(keys.apply(i))) for i in range(keys.size())},
+        "mode": str(node.mode().toString()),
+        "data_source": str(node.dataSource().getClass().getName()),
+        **query_schema(node),
+    }
+
+
+def _insert_dir_facts(node: Any) -> dict[str, Any]:
+    location = option(node.storage().locationUri())
+    return {
+        "location": str(location.toString()) if location is not None else None,
+        "overwrite": bool(node.overwrite()),
+        **query_schema(node),
+    }
+
+
+def output_at(
+    location: str,
+    ctx: VisitContext,
+    fields: list,
+    query: PlanNode | None,
+    ident: tuple[str | None, str] | None,
+) -> CapturedDataset:
+    """The output dataset at ``location``, a session-catalog table when ``ident`` names one."""
+    namespace, name = dataset_at(location, ctx)
+    ds = CapturedDataset(namespace, name, fields=list(fields), query=query)
+    if ident is not None:
+        ds.is_table = True
+        ds.symlinks.append(symlink_for(ident, ctx))
+    return ds
+
+
+def _query(root: PlanNode) -> PlanNode | None:
+    return root.inner.get("query") or (root.children[0] if root.children else None)
+
+
+def _add(output: CapturedDataset, visited: Visited) -> None:
+    visited.outputs.append(output)
+    visited.job_suffix = naming.trim_path_suffix(output.name)
+
+
+def write_insert_fs(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
+    facts = ctx.facts(root)
+    location = facts.get("output_path")
+    if not location:
+        return
+    ident = catalog_table_ident(root.fields.get("catalogTable"))
+    output = output_at(location, ctx, schema_from_struct(facts.get("query_schema")), _query(root), ident)
+    if facts.get("mode") == "Overwrite":
+        output.lifecycle = "OVERWRITE"
+    _add(output, visited)
+
+
+def write_dir(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
+    facts = ctx.facts(root)
+    location = facts.get("location")
+    if not location:
+        return
+    output = output_at(location, ctx, schema_from_struct(facts.get("query_schema")), _query(root), None)
+    if facts.get("overwrite", True):
+        output.lifecycle = "OVERWRITE"
+    _add(output, visited)
+
+
+def save_to_path(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
+    """A ``SaveIntoDataSourceCommand`` with a ``path`` option (any file-based source)."""
+    facts = ctx.facts(root)
+    location = facts.get("options", {}).get("path")
+    if not location:
+        return
+    output = output_at(location, ctx, schema_from_struct(facts.get("query_schema")), _query(root), None)
+    if facts.get("mode") == "Overwrite":
+        output.lifecycle = "OVERWRITE"
+    _add(output, visited)
+
+
+FAMILY = SourceFamily(
+    name="files",
+    lookups={
+        "InsertIntoHadoopFsRelationCommand": insert_fs_facts,
+        "SaveIntoDataSourceCommand": save_into_data_source_facts,
+        "InsertIntoDataSourceDirCommand": _insert_dir_facts,
+        "InsertIntoHiveDirCommand": _insert_dir_facts,
+    },
+    writes={
+        "InsertIntoHadoopFsRelationCommand": write_insert_fs,
+        "InsertIntoDataSourceDirCommand": write_dir,
+        "InsertIntoHiveDirCommand": write_dir,
+    },
+    relation_lookups={"HadoopFsRelation": file_relation_facts},
+    relation_reads={"HadoopFsRelation": read_file_relation},
+)

@@ -1,0 +1,116 @@
+"""The source families, merged: which look-up and which visitor a plan class gets.
+
+Adding a connector is one module declaring a
+:class:`~headwater.agent.sources.family.SourceFamily` and one entry in
+:data:`FAMILIES`. Two plan classes wrap a data-source object and dispatch on
+its class: a ``LogicalRelation`` leaf (a catalog table when its JSON names
+one; a file relation when its relation has root paths — asked first, one
+py4j call, because most relations are files; else the relation's class) and a
+``SaveIntoDataSourceCommand`` root (the data source's class; a plain ``path``
+option otherwise).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from headwater.agent.plan import PlanNode, short_class
+from headwater.agent.sources import ddl, files, jdbc, logical_rdds, tables
+from headwater.agent.sources.common import CapturedDataset, VisitContext, Visited
+from headwater.agent.sources.family import Lookup, ReadVisitor, SourceFamily, WriteVisitor
+
+__all__ = [
+    "FAMILIES",
+    "NODE_LOOKUPS",
+    "V2_TABLE_LOOKUPS",
+    "base_relation_facts",
+    "read_datasets",
+    "relation_facts",
+    "write_outputs",
+]
+
+logger = logging.getLogger(__name__)
+
+FAMILIES: tuple[SourceFamily, ...] = (
+    files.FAMILY,
+    tables.FAMILY,
+    ddl.FAMILY,
+    jdbc.FAMILY,
+    logical_rdds.FAMILY,
+)
+
+
+def _merged(kind: str) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for family in FAMILIES:
+        for cls, function in getattr(family, kind).items():
+            if cls in merged:
+                raise ValueError(f"{cls} is registered twice in {kind} (again by {family.name})")
+            merged[cls] = function
+    return merged
+
+
+_READS: Mapping[str, ReadVisitor] = _merged("reads")
+_WRITES: Mapping[str, WriteVisitor] = _merged("writes")
+_RELATION_LOOKUPS: Mapping[str, Lookup] = _merged("relation_lookups")
+_RELATION_READS: Mapping[str, ReadVisitor] = _merged("relation_reads")
+_SAVE_WRITES: Mapping[str, WriteVisitor] = _merged("save_writes")
+#: DSv2 ``Table`` class -> its format's look-up (used by the DSv2 family).
+V2_TABLE_LOOKUPS: Mapping[str, Lookup] = _merged("v2_table_lookups")
+
+
+def base_relation_facts(relation: Any) -> dict[str, Any]:
+    """Facts of the ``BaseRelation`` under a ``LogicalRelation``."""
+    try:
+        return files.file_relation_facts(relation)
+    except Exception:
+        logger.debug("not a file relation", exc_info=True)
+    relation_class = str(relation.getClass().getName())
+    facts: dict[str, Any] = {"relation_class": relation_class}
+    lookup = _RELATION_LOOKUPS.get(short_class(relation_class))
+    if lookup is not None:
+        facts.update(lookup(relation))
+    return facts
+
+
+def relation_facts(node: Any, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """Facts of a ``LogicalRelation``: a catalog table's location, else its relation's."""
+    if isinstance(fields.get("catalogTable"), dict):
+        found = tables.catalog_relation_facts(node)
+        if found:
+            return found
+    return base_relation_facts(node.relation())
+
+
+#: Plan class -> the look-up that fills its facts. ``LogicalRelation`` is
+#: special: :func:`relation_facts` is called with the node's JSON fields too.
+NODE_LOOKUPS: Mapping[str, Any] = {**_merged("lookups"), "LogicalRelation": relation_facts}
+
+
+def read_datasets(node: PlanNode, ctx: VisitContext) -> list[CapturedDataset]:
+    """The datasets one leaf node reads (empty for every other node)."""
+    if node.cls == "LogicalRelation":
+        if isinstance(node.fields.get("catalogTable"), dict) and ctx.facts(node).get("location"):
+            return tables.read_catalog_relation(node, ctx)
+        facts = ctx.facts(node)
+        if "root_paths" in facts:
+            return files.read_file_relation(node, ctx)
+        reader = _RELATION_READS.get(short_class(str(facts.get("relation_class", ""))))
+        return reader(node, ctx) if reader is not None else []
+    reader = _READS.get(node.cls)
+    return reader(node, ctx) if reader is not None else []
+
+
+def write_outputs(root: PlanNode, ctx: VisitContext, visited: Visited) -> bool:
+    """Add the outputs of the command at ``root``; ``False`` if no family writes with it."""
+    if root.cls == "SaveIntoDataSourceCommand":
+        source = short_class(str(ctx.facts(root).get("data_source", "")))
+        _SAVE_WRITES.get(source, files.save_to_path)(root, ctx, visited)
+        return True
+    writer = _WRITES.get(root.cls)
+    if writer is None:
+        return False
+    writer(root, ctx, visited)
+    return True

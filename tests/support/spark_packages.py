@@ -1,0 +1,39 @@
+"""Connector jars for the Spark test sessions, as ``spark.jars.packages`` coordinates.
+
+Resolved from Maven Central by Spark's own Ivy on a session's first start and
+cached in ``~/.ivy2.5.2`` after that. The Scala 2.13 builds match PySpark 4.0.
+Catalogs, extensions and packages are static per JVM, so each test session
+decides them up front: see :func:`lakehouse_conf`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DELTA", "ICEBERG", "KAFKA", "POSTGRES_JDBC", "lakehouse_conf"]
+
+ICEBERG = "org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.10.0"
+DELTA = "io.delta:delta-spark_2.13:4.0.0"
+KAFKA = "org.apache.spark:spark-sql-kafka-0-10_2.13:4.0.0"
+POSTGRES_JDBC = "org.postgresql:postgresql:42.7.8"
+
+_EXTENSIONS = {
+    ICEBERG: "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+    DELTA: "io.delta.sql.DeltaSparkSessionExtension",
+}
+
+
+def lakehouse_conf(iceberg_warehouse: str, packages: tuple[str, ...] = (ICEBERG, DELTA, KAFKA, POSTGRES_JDBC)) -> dict[str, str]:
+    """Static settings of a session with the given connectors: Delta owns
+    ``spark_catalog`` (it delegates other providers to the session catalog, so
+    Hive and parquet tables keep working) and Iceberg lives in a Hadoop catalog
+    named ``ice`` at ``iceberg_warehouse``."""
+    conf = {"spark.jars.packages": ",".join(packages)}
+    extensions = [_EXTENSIONS[p] for p in packages if p in _EXTENSIONS]
+    if extensions:
+        conf["spark.sql.extensions"] = ",".join(extensions)
+    if DELTA in packages:
+        conf["spark.sql.catalog.spark_catalog"] = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+    if ICEBERG in packages:
+        conf["spark.sql.catalog.ice"] = "org.apache.iceberg.spark.SparkCatalog"
+        conf["spark.sql.catalog.ice.type"] = "hadoop"
+        conf["spark.sql.catalog.ice.warehouse"] = iceberg_warehouse
+    return conf
