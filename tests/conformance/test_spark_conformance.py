@@ -30,6 +30,8 @@ import pytest
 from tests.agent.spec import validate_event
 from tests.conformance.spark.matching import matches
 from tests.conformance.spark.scenarios import SCENARIOS, Scenario
+from tests.conformance.spark.scenarios_kafka import BOOTSTRAP_VARIABLE
+from tests.support.kafka_broker import start_broker
 
 # A JVM per warehouse and session profile runs in the module fixture: far beyond the
 # suite's default 600 s per test on a busy 2-core machine.
@@ -47,7 +49,14 @@ def _file_name(name: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def emitted() -> Iterator[dict[str, list[dict[str, Any]]]]:
+def kafka_env() -> Iterator[dict[str, str]]:
+    """One real broker for the Kafka scenarios' JVM, named to it in an environment variable."""
+    with start_broker() as broker:
+        yield {BOOTSTRAP_VARIABLE: broker.bootstrap}
+
+
+@pytest.fixture(scope="module")
+def emitted(kafka_env: dict[str, str]) -> Iterator[dict[str, list[dict[str, Any]]]]:
     """Run every scenario (one JVM per warehouse and session profile) and read back
     each one's events."""
     Path("/test_data").mkdir(exist_ok=True)
@@ -59,7 +68,7 @@ def emitted() -> Iterator[dict[str, list[dict[str, Any]]]]:
     groups: dict[tuple[str, str], list[Scenario]] = defaultdict(list)
     for scenario in SCENARIOS:
         groups[(scenario.warehouse, scenario.session)].append(scenario)
-    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYTHONPATH": str(REPO), **kafka_env}
     for (warehouse, profile), scenarios in groups.items():
         result = subprocess.run(
             [sys.executable, "-m", "tests.conformance.spark.run_jobs", str(out), warehouse, profile]

@@ -13,6 +13,7 @@ from typing import Any
 from headwater import naming
 from headwater.agent.columns import column_lineage
 from headwater.agent.capture import PlanCapture
+from headwater.agent.namespace_resolvers import resolve_namespace
 from headwater.agent.rdds import RddSavePhase, save_facts
 from headwater.agent.run_model import RUN_FACET_SCHEMA, RunModel, iso_time, uuid7
 from headwater.agent.sources import VisitContext, visit_plan
@@ -98,6 +99,7 @@ def action_events(
 ) -> list[dict[str, Any]]:
     """START and COMPLETE (or FAIL) events of one action."""
     visited: Visited = visit_plan(ctx)
+    _resolve_namespaces([*visited.inputs, *visited.outputs], model)
     enabled = model.enabled
     catalog = _catalog_args(ctx, catalog_impl)
     leaves: dict[int, tuple[str, str, str]] = {}
@@ -109,8 +111,9 @@ def action_events(
 
     if ctx.warehouse_uri:
         warehouse = naming.dataset_from_location(ctx.warehouse_uri)
+        warehouse_ns = resolve_namespace(warehouse[0], getattr(model.config, "namespace_resolvers", ()))
         for ds in visited.outputs:
-            ds.in_warehouse = ds.namespace == warehouse[0] and (
+            ds.in_warehouse = ds.namespace == warehouse_ns and (
                 ds.name == warehouse[1] or ds.name.startswith(warehouse[1].rstrip("/") + "/")
             )
 
@@ -129,7 +132,7 @@ def action_events(
 
     job_name = model.action_job_name(capture.executed.get("node_name"), visited.job_suffix)
     run_id = uuid7(int(capture.start_time * 1000) if capture.start_time else None)
-    run_facets = {**model.action_run_facets(), **_plan_facets(capture, model)}
+    run_facets = {**model.action_run_facets(), **_plan_facets(capture, model, bool(visited.outputs))}
     job = {
         "namespace": model.namespace,
         "name": job_name,
@@ -170,8 +173,12 @@ def action_events(
 _KNOWN_LEAVES = frozenset({"LogicalRelation", "HiveTableRelation", "LogicalRDD", "InMemoryRelation"})
 
 
-def _plan_facets(capture: ActionCapture, model: RunModel) -> dict[str, Any]:
-    """The listener's opt-in ``spark.logicalPlan`` and ``spark_unknown`` run facets."""
+def _plan_facets(capture: ActionCapture, model: RunModel, wrote: bool = False) -> dict[str, Any]:
+    """The listener's opt-in ``spark.logicalPlan`` and ``spark_unknown`` run facets.
+
+    ``spark_unknown`` lists the leaves no source family reads and, as ``output``,
+    the root when it writes no dataset (a query: ``show()``, ``collect()``).
+    """
     facets: dict[str, Any] = {}
     if model.enabled("spark.logicalPlan") and "root" in capture.plan.raw:
         facets["spark.logicalPlan"] = {
@@ -194,10 +201,15 @@ def _plan_facets(capture: ActionCapture, model: RunModel) -> dict[str, Any]:
                     ],
                 }
             )
-        if unknown:
+        root = capture.plan.tree
+        output = None
+        if not wrote and (root.children or root.inner):
+            output = {"description": {"nodeClass": root.cls}, "inputAttributes": [], "outputAttributes": []}
+        if unknown or output is not None:
             facets["spark_unknown"] = {
                 "_producer": PRODUCER,
                 "_schemaURL": RUN_FACET_SCHEMA,
+                **({"output": output} if output is not None else {}),
                 "inputs": unknown,
             }
     return facets
@@ -207,6 +219,15 @@ def _without_stats(output: dict[str, Any]) -> dict[str, Any]:
     # Statistics are known only when the action has finished.
     facets = {k: v for k, v in output.get("outputFacets", {}).items() if k != "outputStatistics"}
     return {**output, "outputFacets": facets}
+
+
+def _resolve_namespaces(datasets: list[CapturedDataset], model: RunModel) -> None:
+    """Apply the configured namespace resolvers to every dataset an action emits,
+    before its facets and column lineage are built from the namespace."""
+    resolvers = getattr(model.config, "namespace_resolvers", ())
+    if resolvers:
+        for ds in datasets:
+            ds.namespace = resolve_namespace(ds.namespace, resolvers)
 
 
 def _file_dataset(location: str, remove_path: Any) -> CapturedDataset:
@@ -224,8 +245,11 @@ def rdd_save_events(item: RddSavePhase, model: RunModel, remove_path: Any = None
     if save.run_id is None:
         save.run_id = uuid7(int(save.start_time * 1000))
     enabled = model.enabled
-    inputs = [input_dataset_json(_file_dataset(p, remove_path), enabled) for p in facts["inputs"]]
-    outputs = [output_dataset_json(_file_dataset(facts["output"], remove_path), enabled)]
+    read = [_file_dataset(p, remove_path) for p in facts["inputs"]]
+    written = _file_dataset(facts["output"], remove_path)
+    _resolve_namespaces([*read, written], model)
+    inputs = [input_dataset_json(ds, enabled) for ds in read]
+    outputs = [output_dataset_json(written, enabled)]
     run_facets = model.action_run_facets()
     if item.phase == "START":
         event_type, when = "START", save.start_time

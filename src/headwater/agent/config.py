@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from headwater.agent.namespace_resolvers import RESOLVER_TYPES, NamespaceResolver
 from headwater.transport.resolve import resolve_transport
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "DeliveryConfig",
     "Tag",
     "parse_list",
+    "parse_namespace_resolvers",
     "parse_tags",
 ]
 
@@ -83,6 +85,11 @@ SPARK_CONF_KEYS: tuple[str, ...] = (
     "spark.openlineage.facets.<name>.disabled",
     "spark.openlineage.debugFacet",
     "spark.openlineage.dataset.removePath.pattern",
+    "spark.openlineage.dataset.namespaceResolvers.<name>.type",
+    "spark.openlineage.dataset.namespaceResolvers.<name>.hosts",
+    "spark.openlineage.dataset.namespaceResolvers.<name>.regex",
+    "spark.openlineage.dataset.namespaceResolvers.<name>.matchingGroup",
+    "spark.openlineage.dataset.namespaceResolvers.<name>.schema",
     "spark.openlineage.columnLineage.datasetLineageEnabled",
     "spark.openlineage.columnLineage.schemaSizeLimit",
     "spark.openlineage.jobName.appendDatasetName",
@@ -254,6 +261,48 @@ def _java_regex(pattern: str) -> str:
     return re.sub(r"\(\?<(?=[A-Za-z])", "(?P<", pattern)
 
 
+_RESOLVERS = _OL + "dataset.namespaceResolvers."
+
+
+def parse_namespace_resolvers(spark_conf: Mapping[str, str]) -> tuple[NamespaceResolver, ...]:
+    """``spark.openlineage.dataset.namespaceResolvers.<name>.*`` keys, by name (see
+    :mod:`headwater.agent.namespace_resolvers`); a resolver missing what its type
+    needs is logged and left out."""
+    by_name: dict[str, dict[str, str]] = {}
+    for key, value in spark_conf.items():
+        if key.startswith(_RESOLVERS) and "." in key[len(_RESOLVERS) :]:
+            name, _, prop = key[len(_RESOLVERS) :].rpartition(".")
+            if name:
+                by_name.setdefault(name, {})[prop] = value.strip()
+    resolvers = []
+    for name in sorted(by_name):
+        props = by_name[name]
+        type_ = props.get("type", "")
+        schema = props.get("schema") or None
+        if type_ not in RESOLVER_TYPES:
+            logger.warning("namespace resolver %r has type %r (not one of %s); ignored",
+                           name, type_, ", ".join(sorted(RESOLVER_TYPES)))
+            continue
+        if type_ == "hostList":
+            hosts = parse_list(props.get("hosts", ""))
+            if not hosts:
+                logger.warning("namespace resolver %r lists no hosts; ignored", name)
+                continue
+            resolvers.append(NamespaceResolver(name, type_, hosts=hosts, schema=schema))
+            continue
+        try:
+            regex = re.compile(_java_regex(props.get("regex", "")))
+        except re.error as exc:
+            logger.warning("namespace resolver %r: regex is invalid (%s); ignored", name, exc)
+            continue
+        if not regex.pattern:
+            logger.warning("namespace resolver %r has no regex; ignored", name)
+            continue
+        resolvers.append(NamespaceResolver(
+            name, type_, regex=regex, matching_group=props.get("matchingGroup") or None, schema=schema))
+    return tuple(resolvers)
+
+
 @dataclass(frozen=True)
 class DeliveryConfig:
     """headwater's own delivery settings (``spark.headwater.*`` / ``HEADWATER_*``)."""
@@ -326,6 +375,7 @@ class AgentConfig:
     root_parent_run_id: str | None = None
     disabled_facets: frozenset[str] = DEFAULT_DISABLED_FACETS
     remove_path_pattern: re.Pattern[str] | None = None
+    namespace_resolvers: tuple[NamespaceResolver, ...] = ()
     column_lineage_enabled: bool = True
     dataset_lineage_enabled: bool = True
     column_lineage_schema_size_limit: int = 1_000
@@ -422,6 +472,7 @@ class AgentConfig:
             root_parent_run_id=conf("rootParentRunId") or root_run,
             disabled_facets=frozenset(disabled_facets),
             remove_path_pattern=remove_path_pattern,
+            namespace_resolvers=parse_namespace_resolvers(spark_conf),
             column_lineage_enabled="columnLineage" not in disabled_facets,
             dataset_lineage_enabled=_parse_bool(
                 conf("columnLineage.datasetLineageEnabled"),

@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from tests.conformance.spark.scenario import Scenario
+from tests.conformance.spark.scenarios_kafka import KAFKA_SCENARIOS
 
-CONNECTOR_SCENARIOS: tuple[Scenario, ...] = ()
+CONNECTOR_SCENARIOS: tuple[Scenario, ...] = (*KAFKA_SCENARIOS,)

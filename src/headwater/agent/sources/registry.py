@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from headwater.agent.plan import PlanNode, short_class
-from headwater.agent.sources import ddl, files, jdbc, logical_rdds, tables
+from headwater.agent.sources import ddl, files, jdbc, kafka, logical_rdds, tables
 from headwater.agent.sources.common import CapturedDataset, VisitContext, Visited
 from headwater.agent.sources.family import Lookup, ReadVisitor, SourceFamily, WriteVisitor
 
@@ -39,6 +39,7 @@ FAMILIES: tuple[SourceFamily, ...] = (
     ddl.FAMILY,
     jdbc.FAMILY,
     logical_rdds.FAMILY,
+    kafka.FAMILY,
 )
 
 
