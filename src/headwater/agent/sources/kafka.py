@@ -221,17 +221,14 @@ _PASS_THROUGH = frozenset(
 )
 
 
-def _output_ids(node: PlanNode) -> list[int | None]:
-    """The ``exprId`` of each output column of ``node``, where the plan JSON tells."""
-    if node.cls == "Project":
-        return [e.expr_id for e in node.exprs("projectList")]
-    if node.cls == "Aggregate":
-        return [e.expr_id for e in node.exprs("aggregateExpressions")]
-    if node.cls == "Union" and node.children:
-        return _output_ids(node.children[0])
-    if node.cls in _PASS_THROUGH and node.children:
-        return _output_ids(node.children[0])
-    return [a.expr_id for a in node.output()]
+def _outputs(node: PlanNode) -> list[tuple[str | None, int | None]]:
+    """``(name, exprId)`` of each output column of ``node``, where the plan JSON tells."""
+    if node.cls in ("Project", "Aggregate"):
+        field = "projectList" if node.cls == "Project" else "aggregateExpressions"
+        return [(e.name, e.expr_id) for e in node.exprs(field)]
+    if node.cls in ("Union", *_PASS_THROUGH) and node.children:
+        return _outputs(node.children[0])
+    return [(a.name, a.expr_id) for a in node.output()]
 
 
 def _strip_casts(expr: Expr) -> Expr:
@@ -259,12 +256,12 @@ def _literal_values(node: PlanNode, expr_id: int, found: list[str], budget: list
             return
         return
     if node.cls == "Union":
-        ids = _output_ids(node)
+        ids = [i for _, i in _outputs(node)]
         if expr_id not in ids:
             return
         position = ids.index(expr_id)
         for child in node.children:
-            child_ids = _output_ids(child)
+            child_ids = [i for _, i in _outputs(child)]
             if position < len(child_ids) and child_ids[position] is not None:
                 _literal_values(child, child_ids[position], found, budget)  # type: ignore[arg-type]
         return
@@ -277,23 +274,11 @@ def literal_topics(query: PlanNode | None) -> list[str]:
     """The literal values the ``topic`` column of a write's ``query`` takes (each once)."""
     if query is None:
         return []
-    ids = _output_ids(query)
-    names = [a.name for a in query.exprs("projectList")] if query.cls == "Project" else None
-    if names is None:
-        names = _output_names(query)
     found: list[str] = []
-    for name, expr_id in zip(names, ids, strict=False):
+    for name, expr_id in _outputs(query):
         if name is not None and name.lower() == "topic" and expr_id is not None:
             _literal_values(query, expr_id, found, [200])
     return list(dict.fromkeys(t for t in found if t))
-
-
-def _output_names(node: PlanNode) -> list[str | None]:
-    if node.cls == "Aggregate":
-        return [e.name for e in node.exprs("aggregateExpressions")]
-    if node.cls in ("Union", *_PASS_THROUGH) and node.children:
-        return _output_names(node.children[0])
-    return [a.name for a in node.output()]
 
 
 def _query(root: PlanNode) -> PlanNode | None:
