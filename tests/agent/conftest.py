@@ -20,8 +20,11 @@ from tests.support.spark_packages import lakehouse_conf
 
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
-WAREHOUSE = "/tmp/headwater-test-warehouse"
-ICEBERG_WAREHOUSE = "/tmp/headwater-test-iceberg"
+# Per test process: several pytest runs on one machine (two Spark lines, other
+# checkouts) must not clear each other's tables. Job names keep the last part.
+_ROOT = f"/tmp/headwater-tests-{os.getpid()}"
+WAREHOUSE = f"{_ROOT}/headwater-test-warehouse"
+ICEBERG_WAREHOUSE = f"{_ROOT}/headwater-test-iceberg"
 
 
 @pytest.fixture(scope="session")
@@ -48,8 +51,7 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
-    shutil.rmtree(WAREHOUSE, ignore_errors=True)
-    shutil.rmtree(ICEBERG_WAREHOUSE, ignore_errors=True)
+    shutil.rmtree(_ROOT, ignore_errors=True)
 
 
 class Lineage:

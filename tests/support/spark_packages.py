@@ -1,18 +1,38 @@
 """Connector jars for the Spark test sessions, as ``spark.jars.packages`` coordinates.
 
 Resolved from Maven Central by Spark's own Ivy on a session's first start and
-cached in ``~/.ivy2.5.2`` after that. The Scala 2.13 builds match PySpark 4.0.
-Catalogs, extensions and packages are static per JVM, so each test session
-decides them up front: see :func:`lakehouse_conf`.
+cached in ``~/.ivy2.5.2`` (Spark 4) or ``~/.ivy2`` (Spark 3.5) after that. Each
+Spark line has its own builds (Scala 2.13 for 4.0, 2.12 for 3.5), picked by
+the PySpark installed. Catalogs, extensions and packages are static per JVM,
+so each test session decides them up front: see :func:`lakehouse_conf`.
 """
 
 from __future__ import annotations
 
-__all__ = ["DELTA", "ICEBERG", "KAFKA", "POSTGRES_JDBC", "lakehouse_conf"]
+import pyspark
 
-ICEBERG = "org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.10.0"
-DELTA = "io.delta:delta-spark_2.13:4.0.0"
-KAFKA = "org.apache.spark:spark-sql-kafka-0-10_2.13:4.0.0"
+__all__ = ["DELTA", "ICEBERG", "KAFKA", "POSTGRES_JDBC", "SPARK_LINE", "lakehouse_conf"]
+
+#: ``"4.0"`` or ``"3.5"``: the Spark line of the installed PySpark.
+SPARK_LINE = ".".join(pyspark.__version__.split(".")[:2])
+
+_BUILDS = {
+    "4.0": {
+        "iceberg": "org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.10.0",
+        "delta": "io.delta:delta-spark_2.13:4.0.0",
+        # 4.0.0: the newest build of the connector that resolves on Maven Central.
+        "kafka": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.0.0",
+    },
+    "3.5": {
+        "iceberg": "org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.10.0",
+        "delta": "io.delta:delta-spark_2.12:3.3.2",
+        "kafka": "org.apache.spark:spark-sql-kafka-0-10_2.12:3.5.7",
+    },
+}[SPARK_LINE]
+
+ICEBERG = _BUILDS["iceberg"]
+DELTA = _BUILDS["delta"]
+KAFKA = _BUILDS["kafka"]
 POSTGRES_JDBC = "org.postgresql:postgresql:42.7.8"
 
 _EXTENSIONS = {

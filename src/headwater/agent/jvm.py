@@ -53,10 +53,21 @@ class RelationHashes:
         self._jvm = jvm
         self._functions: tuple[Any, Any, Any] | None = None
         self._unavailable = False
-        self._chain = JvmChain(
-            ("org.apache.spark.sql.catalyst.trees.TreeNode", "collectLeaves", ()),
-            ("scala.collection.IterableOps", "map", (("scala.Function1", self._leaf_hash),)),
-            ("scala.collection.IterableOnceOps", "mkString", (("java.lang.String", ","),)),
+        self._chain_unavailable = False
+        # Scala 2.13 (Spark 4) maps collections directly; Scala 2.12 (Spark 3.5)
+        # needs an implicit builder for that, so its chain maps an iterator.
+        self._chains = (
+            JvmChain(
+                ("org.apache.spark.sql.catalyst.trees.TreeNode", "collectLeaves", ()),
+                ("scala.collection.IterableOps", "map", (("scala.Function1", self._leaf_hash),)),
+                ("scala.collection.IterableOnceOps", "mkString", (("java.lang.String", ","),)),
+            ),
+            JvmChain(
+                ("org.apache.spark.sql.catalyst.trees.TreeNode", "collectLeaves", ()),
+                ("scala.collection.IterableLike", "iterator", ()),
+                ("scala.collection.Iterator", "map", (("scala.Function1", self._leaf_hash),)),
+                ("scala.collection.TraversableOnce", "mkString", (("java.lang.String", ","),)),
+            ),
         )
 
     def _build(self) -> tuple[Any, Any, Any]:
@@ -99,24 +110,31 @@ class RelationHashes:
 
     def of_plan(self, plan: Any) -> tuple[int, list[int]] | None:
         """``(number of leaves, hashes of its LogicalRelation leaves in leaf order)``."""
-        if self._unavailable:
+        if self._chain_unavailable:
             return None
-        try:
-            parts = str(self._chain(plan)).split(",")
-        except ChainUnavailable:
-            self._unavailable = True
-            return None
-        except Exception:
-            logger.debug("relation hashes of a plan failed", exc_info=True)
-            return None
-        return len(parts), [int(part) for part in parts if part != "-"]
+        for chain in self._chains:
+            try:
+                parts = str(chain(plan)).split(",")
+            except ChainUnavailable:
+                continue  # this Scala's collections: the next chain
+            except Exception:
+                logger.debug("relation hashes of a plan failed", exc_info=True)
+                return None
+            self._chains = (chain,)
+            return len(parts), [int(part) for part in parts if part != "-"]
+        self._chain_unavailable = True
+        return None
 
     def __call__(self, leaves: Any) -> list[int] | None:
         if self._unavailable:
             return None
         try:
             is_relation, semantic_hash, _ = self._functions_built()
-            text = str(leaves.filter(is_relation).map(semantic_hash).mkString(","))
+            try:
+                text = str(leaves.filter(is_relation).map(semantic_hash).mkString(","))
+            except Exception:
+                # Scala 2.12: a Seq maps with an implicit builder; its iterator does not.
+                text = str(leaves.iterator().filter(is_relation).map(semantic_hash).mkString(","))
             return [int(part) for part in text.split(",")] if text else []
         except Exception:
             # Not this JVM (another Scala or Spark version): ask leaf by leaf from now on.
