@@ -202,3 +202,35 @@ def test_host_list_resolver_names_the_cluster(spark, tmp_path: Path, kafka_boots
     assert _named(copy["inputs"]) == [(cluster, topic)]
     # Namespaces the resolver does not name stay as they are.
     assert copy["outputs"][0]["namespace"] == "file"
+
+
+def test_dsv2_read_is_named_by_its_relation_options(spark, lineage, kafka_bootstrap: str, tmp_path: Path):
+    import json
+
+    from headwater.agent.plan import parse_plan, short_class
+    from headwater.agent.sources.registry import V2_OPTION_DATASETS
+
+    topic = _topic("dsv2")
+    _write(spark, kafka_bootstrap, topic)
+    key = "spark.sql.sources.useV1SourceList"
+    previous = spark.conf.get(key)
+    spark.conf.set(key, ",".join(s for s in previous.split(",") if s.strip() != "kafka"))
+    try:
+        frame = _reader(spark, kafka_bootstrap).option("subscribe", topic).load()
+        jplan = frame._jdf.queryExecution().optimizedPlan()
+        frame.select("value").write.parquet(str(tmp_path / "dsv2"))
+    finally:
+        spark.conf.set(key, previous)
+    # What the DSv2 family hands over: the relation's options and output columns.
+    relation = jplan.relation()
+    options = {str(k): str(v) for k, v in relation.options().asCaseSensitiveMap().items()}
+    named = V2_OPTION_DATASETS[short_class(str(relation.table().getClass().getName()))]
+    node = parse_plan(json.loads(jplan.toJSON()))
+    assert node.cls == "DataSourceV2ScanRelation"
+    (dataset,) = named(options, node.output())
+    assert (dataset.namespace, dataset.name, dataset.dataset_type) == (
+        f"kafka://{kafka_bootstrap}", topic, "TOPIC")
+    assert [(name, type_) for name, type_, _ in dataset.fields] == READ_FIELDS
+    # The agent's event names that topic or, before the DSv2 family asks, no topic at all.
+    event = _complete(lineage.action_events(), "execute_insert_into_hadoop_fs_relation_command")
+    assert [d["name"] for d in event["inputs"] if d["namespace"].startswith("kafka://")] in ([], [topic])

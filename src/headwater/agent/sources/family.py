@@ -24,7 +24,7 @@ from typing import Any
 from headwater.agent.plan import PlanNode
 from headwater.agent.sources.common import CapturedDataset, VisitContext, Visited
 
-__all__ = ["Lookup", "ReadVisitor", "SourceFamily", "WriteVisitor"]
+__all__ = ["Lookup", "OptionDatasets", "ReadVisitor", "SourceFamily", "WriteVisitor"]
 
 #: JVM object -> plain facts (py4j calls; runs on the capture thread).
 Lookup = Callable[[Any], dict[str, Any]]
@@ -32,6 +32,8 @@ Lookup = Callable[[Any], dict[str, Any]]
 ReadVisitor = Callable[[PlanNode, VisitContext], list[CapturedDataset]]
 #: A root command -> adds its outputs (and job-name suffix) to ``Visited``.
 WriteVisitor = Callable[[PlanNode, VisitContext, Visited], None]
+#: A DSv2 relation's options and output attributes -> the datasets they name.
+OptionDatasets = Callable[[Mapping[str, str], list[Any]], list[CapturedDataset]]
 
 
 @dataclass(frozen=True)
@@ -54,3 +56,7 @@ class SourceFamily:
     #: DSv2 ``Table`` class under a ``DataSourceV2Relation`` -> look-up of its
     #: format's own facts (a table version, a file format) on the table.
     v2_table_lookups: Mapping[str, Lookup] = field(default_factory=dict)
+    #: DSv2 ``Table`` class whose datasets the relation's options name, not a
+    #: location (a Kafka table: bootstrap servers and topics) -> those datasets,
+    #: from ``DataSourceV2Relation.options`` (a write's ``writeOptions``) and its output.
+    v2_option_datasets: Mapping[str, OptionDatasets] = field(default_factory=dict)

@@ -25,10 +25,11 @@ Reads, ``spark.read.format("kafka")``:
   regex, never a topic that was not read. Kafka topic names cannot hold regex
   characters such as ``*`` or ``[``, so such a name never collides with a topic.
 - With ``kafka`` taken out of ``useV1SourceList`` the read is a DSv2 scan of a
-  ``KafkaTable``, whose options live on the relation, not on the table:
-  :func:`kafka_table_facts` marks the table as Kafka for the DSv2 family, and
-  :func:`topic_datasets` names the topics once that family hands over the
-  relation's options.
+  ``KafkaTable`` (and a write an ``AppendData`` to one), whose options live on
+  the relation, not on the table: :func:`datasets_from_options`, registered as
+  the table's ``v2_option_datasets``, names the topics from the relation's
+  options (a write's ``topic`` option; a DSv2 write by ``topic`` column names
+  none, as its query is not handed over).
 
 Writes, ``df.write.format("kafka")``: a ``SaveIntoDataSourceCommand`` over
 ``KafkaSourceProvider``. With a ``topic`` option, that topic (the option wins
@@ -60,8 +61,8 @@ from headwater.agent.sources.jvm_common import option
 
 __all__ = [
     "FAMILY",
+    "datasets_from_options",
     "kafka_namespace",
-    "kafka_table_facts",
     "literal_topics",
     "strategy_topics",
     "topic_datasets",
@@ -189,12 +190,12 @@ def _read_kafka_relation(node: PlanNode, ctx: VisitContext) -> list[CapturedData
     return topic_datasets(facts.get("kafka_bootstrap"), found[1], node.output())
 
 
-def kafka_table_facts(table: Any) -> dict[str, Any]:
-    """A DSv2 ``KafkaTable``: its options are not the table's but the relation's
-    (``DataSourceV2Relation.options``, ``KafkaScan``), so all the table tells is
-    that the source is Kafka; the DSv2 family names its topics with
-    :func:`topics_from_options` and :func:`topic_datasets`."""
-    return {"source": "kafka"}
+def datasets_from_options(options: Mapping[str, str], attributes: list[Expr]) -> list[CapturedDataset]:
+    """The topics a DSv2 ``KafkaTable`` relation's options name (a read's
+    ``subscribe``/``assign``/``subscribePattern``, a write's ``topic``), with the
+    relation's columns; the DSv2 family calls it with ``DataSourceV2Relation.options``."""
+    lowered = {str(k).lower(): str(v) for k, v in options.items()}
+    return topic_datasets(lowered.get(_BOOTSTRAP), topics_from_options(lowered), attributes)
 
 
 # --- writes: SaveIntoDataSourceCommand with KafkaSourceProvider ---------------------------
@@ -306,5 +307,5 @@ FAMILY = SourceFamily(
     relation_lookups={"KafkaRelation": _kafka_relation_facts},
     relation_reads={"KafkaRelation": _read_kafka_relation},
     save_writes={"KafkaSourceProvider": _write_kafka},
-    v2_table_lookups={"KafkaSourceProvider$KafkaTable": kafka_table_facts},
+    v2_option_datasets={"KafkaSourceProvider$KafkaTable": datasets_from_options},
 )

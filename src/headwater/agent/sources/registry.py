@@ -19,11 +19,18 @@ from typing import Any
 from headwater.agent.plan import PlanNode, short_class
 from headwater.agent.sources import ddl, files, jdbc, kafka, logical_rdds, tables
 from headwater.agent.sources.common import CapturedDataset, VisitContext, Visited
-from headwater.agent.sources.family import Lookup, ReadVisitor, SourceFamily, WriteVisitor
+from headwater.agent.sources.family import (
+    Lookup,
+    OptionDatasets,
+    ReadVisitor,
+    SourceFamily,
+    WriteVisitor,
+)
 
 __all__ = [
     "FAMILIES",
     "NODE_LOOKUPS",
+    "V2_OPTION_DATASETS",
     "V2_TABLE_LOOKUPS",
     "base_relation_facts",
     "read_datasets",
@@ -60,6 +67,8 @@ _RELATION_READS: Mapping[str, ReadVisitor] = _merged("relation_reads")
 _SAVE_WRITES: Mapping[str, WriteVisitor] = _merged("save_writes")
 #: DSv2 ``Table`` class -> its format's look-up (used by the DSv2 family).
 V2_TABLE_LOOKUPS: Mapping[str, Lookup] = _merged("v2_table_lookups")
+#: DSv2 ``Table`` class -> the datasets its relation's options name (used by the DSv2 family).
+V2_OPTION_DATASETS: Mapping[str, OptionDatasets] = _merged("v2_option_datasets")
 
 
 def base_relation_facts(relation: Any) -> dict[str, Any]:
