@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from headwater import naming
-from headwater.agent.columns import column_lineage
+from headwater.agent.columns import DerivedLeaf, column_lineage
 from headwater.agent.capture import PlanCapture
 from headwater.agent.namespace_resolvers import resolve_namespace
 from headwater.agent.rdds import RddSavePhase, save_facts
@@ -103,9 +103,16 @@ def action_events(
     enabled = model.enabled
     catalog = _catalog_args(ctx, catalog_impl)
     leaves: dict[int, tuple[str, str, str]] = {}
+    derived: dict[int, list[DerivedLeaf]] = {}
+    row_sources: list[DerivedLeaf] = []
     for ds in visited.inputs:
         for expr_id, column in ds.attributes.items():
             leaves[expr_id] = (ds.namespace, ds.name, column)
+        for expr_id, sources in ds.derived_attributes.items():
+            derived.setdefault(expr_id, []).extend(
+                ((ds.namespace, ds.name, column), how) for column, how in sources
+            )
+        row_sources.extend(((ds.namespace, ds.name, column), how) for column, how in ds.row_sources)
 
     from headwater.agent.facets import input_dataset_json, output_dataset_json
 
@@ -127,6 +134,8 @@ def action_events(
                 [name for name, _, _ in ds.fields],
                 leaves,
                 dataset_lineage=bool(getattr(model.config, "dataset_lineage_enabled", False)),
+                derived=derived,
+                row_sources=row_sources,
             )
         outputs.append(output_dataset_json(ds, enabled, catalog, lineage, capture.executed))
 

@@ -34,7 +34,7 @@ from typing import Any
 from headwater.agent.expressions import expr_sql, node_description
 from headwater.agent.plan import Expr, PlanNode
 
-__all__ = ["Transformation", "column_lineage", "node_output"]
+__all__ = ["DerivedLeaf", "Transformation", "column_lineage", "compose", "node_output"]
 
 _MASKING_FUNCTIONS = frozenset({"Md5", "Sha1", "Sha2", "Murmur3Hash", "XxHash64", "Crc32"})
 _MASKING_AGGREGATES = frozenset({"Count", "ApproximateCountDistinct", "CountIf"})
@@ -253,7 +253,7 @@ def _refs(exprs: Sequence[Expr]) -> set[int]:
     return ids
 
 
-def _compose(outer: Transformation, inner: Transformation) -> Transformation:
+def compose(outer: Transformation, inner: Transformation) -> Transformation:
     """The transformation of a path: the stronger DIRECT kind wins; INDIRECT stays."""
     masking = outer.masking or inner.masking
     if outer.type == "INDIRECT":
@@ -269,8 +269,15 @@ def _compose(outer: Transformation, inner: Transformation) -> Transformation:
     return Transformation("DIRECT", outer.subtype, masking, outer.description or inner.description)
 
 
+#: An input field (namespace, name, field) and how a leaf's value derives from it.
+DerivedLeaf = tuple[tuple[str, str, str], Transformation]
+
+
 def _sources(
-    graph: _Graph, start: int, leaves: Mapping[int, tuple[str, str, str]]
+    graph: _Graph,
+    start: int,
+    leaves: Mapping[int, tuple[str, str, str]],
+    derived: Mapping[int, Sequence[DerivedLeaf]],
 ) -> dict[tuple[str, str, str], set[Transformation]]:
     """Input fields reached from ``start``, with the transformations on each path."""
     found: dict[tuple[str, str, str], set[Transformation]] = {}
@@ -284,8 +291,10 @@ def _sources(
         visited.add((ident, via))
         if ident in leaves:
             found.setdefault(leaves[ident], set()).add(via)
+        for source, transformation in derived.get(ident, ()):
+            found.setdefault(source, set()).add(compose(via, transformation))
         for source, transformation in graph.edges.get(ident, []):
-            stack.append((source, _compose(via, transformation)))
+            stack.append((source, compose(via, transformation)))
     return found
 
 
@@ -294,26 +303,35 @@ def column_lineage(
     output_names: Sequence[str],
     leaves: Mapping[int, tuple[str, str, str]],
     dataset_lineage: bool = False,
+    derived: Mapping[int, Sequence[DerivedLeaf]] | None = None,
+    row_sources: Sequence[DerivedLeaf] = (),
 ) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
     """``(fields, dataset)`` of the columnLineage facet for the rows ``query`` writes.
 
     ``leaves`` maps input exprIds to ``(namespace, name, field)``. ``output_names``
     are the written column names in order (they may differ from the query's
-    attribute names, e.g. for ``insertInto``).
+    attribute names, e.g. for ``insertInto``). ``derived`` maps input exprIds
+    whose value the source computed from several fields (a JDBC query's output
+    columns) to those fields, each with its transformation; ``row_sources`` are
+    INDIRECT dependencies a source applied to all its rows (its query's filters
+    and joins), which count like the plan's own.
     """
+    derived = derived or {}
     graph = _build_graph(query)
     outputs = node_output(query)
     indirect: dict[tuple[str, str, str], set[Transformation]] = {}
+    for source, transformation in row_sources:
+        indirect.setdefault(source, set()).add(transformation)
     for ids, subtype, description in graph.indirect:
         for ident in ids:
-            for source, vias in _sources(graph, ident, leaves).items():
+            for source, vias in _sources(graph, ident, leaves, derived).items():
                 masking = any(v.masking for v in vias)
                 indirect.setdefault(source, set()).add(
                     Transformation("INDIRECT", subtype, masking, description)
                 )
     fields: dict[str, list[dict[str, Any]]] = {}
     for name, ident in zip(output_names, outputs, strict=False):
-        direct = _sources(graph, ident, leaves)
+        direct = _sources(graph, ident, leaves, derived)
         merged: dict[tuple[str, str, str], set[Transformation]] = {
             k: set(v) for k, v in direct.items()
         }

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from headwater import naming
+from headwater.agent.columns import Transformation
 from headwater.agent.plan import Expr, PlanNode
 from headwater.events.facets import SchemaField
 
@@ -44,6 +45,12 @@ class CapturedDataset:
     in_warehouse: bool = False
     #: For inputs: exprId -> column name of the relation's output attributes.
     attributes: dict[int, str] = field(default_factory=dict)
+    #: For inputs whose source computes its output (a JDBC query): exprId -> the
+    #: columns of this dataset the attribute comes from, each with its transformation.
+    derived_attributes: dict[int, list[tuple[str, Transformation]]] = field(default_factory=dict)
+    #: For such inputs: the columns of this dataset that decide which rows the source
+    #: returns (a JDBC query's WHERE and JOIN columns), each with its INDIRECT kind.
+    row_sources: list[tuple[str, Transformation]] = field(default_factory=list)
     #: For outputs: the plan whose output rows were written (column lineage root).
     query: PlanNode | None = None
     #: The table version read or written (Iceberg snapshot id, Delta version): ``version`` facet.

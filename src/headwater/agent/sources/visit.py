@@ -28,10 +28,17 @@ def _dedupe(datasets: list[CapturedDataset]) -> list[CapturedDataset]:
     for ds in datasets:
         key = (ds.namespace, ds.name)
         if key in merged:
-            merged[key].attributes.update(ds.attributes)
+            kept = merged[key]
+            kept.attributes.update(ds.attributes)
+            for expr_id, sources in ds.derived_attributes.items():
+                kept.derived_attributes.setdefault(expr_id, []).extend(sources)
+            kept.row_sources.extend(ds.row_sources)
+            # Two SQL reads of one table may each see some of its columns.
+            known = {f[0] for f in kept.fields}
+            kept.fields.extend(f for f in ds.fields if f[0] not in known)
             for link in ds.symlinks:
-                if link not in merged[key].symlinks:
-                    merged[key].symlinks.append(link)
+                if link not in kept.symlinks:
+                    kept.symlinks.append(link)
         else:
             merged[key] = ds
     return list(merged.values())
