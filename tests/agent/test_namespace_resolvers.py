@@ -4,6 +4,7 @@ applied to every dataset an action emits."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pytest
 
@@ -87,6 +88,20 @@ def test_the_agent_config_carries_the_resolvers() -> None:
     assert AgentConfig.from_sources({}, {}).namespace_resolvers == ()
     config = AgentConfig.from_sources(CLUSTER, {})
     assert [r.name for r in config.namespace_resolvers] == ["kafka-cluster-prod"]
+
+
+def test_resolvers_from_the_listeners_yaml_file(tmp_path: Path) -> None:
+    path = tmp_path / "openlineage.yml"
+    path.write_text(
+        "dataset:\n"
+        "  namespaceResolvers:\n"
+        "    kafka-cluster-prod:\n"
+        "      type: hostList\n"
+        "      hosts: [kafka-host, kafka-host-other]\n"
+    )
+    (resolver,) = AgentConfig.from_sources({}, {"OPENLINEAGE_CONFIG": str(path)}).namespace_resolvers
+    assert resolver.hosts == ("kafka-host", "kafka-host-other")
+    assert resolver.resolve("kafka://kafka-host-other:9092") == "kafka://kafka-cluster-prod:9092"
 
 
 def _kafka_write_capture(bootstrap: str) -> PlanCapture:
