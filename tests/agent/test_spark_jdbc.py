@@ -163,7 +163,18 @@ def test_jdbc_writes_name_the_table_with_schema_and_lineage(spark, lineage, db: 
     assert event["job"]["name"].endswith(".execute_save_into_data_source_command.target")
 
 
-def test_no_password_in_any_event(spark, lineage, db: Database, tmp_path: Path):
+def test_no_password_in_any_event(spark, db: Database, tmp_path: Path):
+    from tests.agent.conftest import Lineage
+
+    # With the plan facet too: the plan's JSON carries the write's options.
+    lineage = Lineage(spark, tmp_path / "events.jsonl", disabled_facets=frozenset())
+    try:
+        _read_and_write_with_password(spark, lineage, db)
+    finally:
+        lineage.close()
+
+
+def _read_and_write_with_password(spark: Any, lineage: Any, db: Database) -> None:
     url = f"{db.jdbc_url}?user={db.user}&password={PASSWORD}"
     df = spark.read.jdbc(url, "jdbc_source1", properties={"password": PASSWORD, "driver": "org.postgresql.Driver"})
     df.write.jdbc(url, "copy1", mode="overwrite", properties={"password": PASSWORD, "driver": "org.postgresql.Driver"})
@@ -171,4 +182,5 @@ def test_no_password_in_any_event(spark, lineage, db: Database, tmp_path: Path):
     event = _complete(events)
     assert [d["name"] for d in event["inputs"]] == [f"{db.name}.jdbc_source1"]
     assert [d["name"] for d in event["outputs"]] == [f"{db.name}.copy1"]
+    assert "spark.logicalPlan" in event["run"]["facets"]
     assert PASSWORD not in lineage.path.read_text()
