@@ -56,7 +56,7 @@ CASES: list[tuple[str, str, str | None, list[str], dict[str, Any]]] = [
         "postgres",
         ["k", "m"],
         {
-            "tables": ["u", "t"],
+            "tables": ["t", "u"],
             "k": {"t.k": [D], "u.a": [D]},
             "m": {"t.v": [A], "u.b": [D]},
             "ROWS": {"t.k": ["INDIRECT:GROUP_BY"]},

@@ -62,7 +62,7 @@ _CLAUSES = (("where", "FILTER"), ("having", "FILTER"), ("qualify", "FILTER"), ("
 class SqlLineage:
     """The tables a statement reads, and where each of its output columns comes from."""
 
-    #: Every table read, in the order the SQL names them.
+    #: Every table read, those of CTEs and subqueries first.
     tables: tuple[TableParts, ...]
     #: Per output column, in order: the table columns it is computed from.
     columns: tuple[Mapping[SourceField, frozenset[Transformation]], ...]
@@ -85,25 +85,30 @@ def table_parts(name: str, dialect: str | None) -> TableParts:
 
 def sql_lineage(sql: str, dialect: str | None, output_names: Sequence[str]) -> SqlLineage | None:
     """Lineage of ``sql`` whose result has the columns ``output_names``; ``None``
-    when sqlglot cannot read it."""
+    when sqlglot cannot read it. When the tables are known and their columns
+    cannot be followed, the columns come back empty."""
     import sqlglot
     from sqlglot.optimizer.scope import build_scope
 
     try:
-        tree = _normalized(sqlglot.parse_one(sql, read=dialect), dialect)
-        root = build_scope(tree)
+        root = build_scope(_normalized(sqlglot.parse_one(sql, read=dialect), dialect))
+        if root is None:  # not a query (a CALL, a DDL statement)
+            return None
+        resolver = _Resolver(root, dialect)
+        tables = resolver.tables()
     except Exception:
         logger.debug("cannot parse JDBC query SQL", exc_info=True)
         return None
-    if root is None:
-        return None
-    resolver = _Resolver(root, dialect)
-    columns = []
-    for index in range(len(output_names)):
-        found = resolver.positional(root, index, list(output_names))
-        columns.append({source: frozenset(kinds) for source, kinds in found.items()})
-    rows = {source: frozenset(kinds) for source, kinds in resolver.indirect().items()}
-    return SqlLineage(resolver.tables(tree), tuple(columns), rows)
+    try:
+        columns = tuple(
+            {source: frozenset(kinds) for source, kinds in resolver.positional(root, i, list(output_names)).items()}
+            for i in range(len(output_names))
+        )
+        rows = {source: frozenset(kinds) for source, kinds in resolver.indirect().items()}
+    except Exception:
+        logger.debug("cannot follow the columns of JDBC query SQL", exc_info=True)
+        columns, rows = tuple({} for _ in output_names), {}
+    return SqlLineage(tables, columns, rows)
 
 
 def _normalized(tree: E, dialect: str | None) -> E:
@@ -153,11 +158,13 @@ class _Resolver:
 
     # -- tables ------------------------------------------------------------------------
 
-    def tables(self, tree: exp.Expr) -> tuple[TableParts, ...]:
+    def tables(self) -> tuple[TableParts, ...]:
+        """Every table read, scope by scope (CTEs and subqueries before the statement)."""
         seen: dict[TableParts, None] = {}
-        for node in tree.walk(bfs=False):
-            if isinstance(node, self.exp.Table) and id(node) in self.table_sources:
-                seen.setdefault(_parts(node), None)
+        for scope in self.scopes:
+            for source in scope.sources.values():
+                if id(source) in self.table_sources:
+                    seen.setdefault(_parts(source), None)
         return tuple(seen)
 
     # -- outputs of a scope ------------------------------------------------------------
