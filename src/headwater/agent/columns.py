@@ -238,12 +238,39 @@ def _build_graph(root: PlanNode) -> _Graph:
             for other in node.children[1:]:
                 for target, source in zip(first, node_output(other), strict=False):
                     graph.add(target, source, Transformation("DIRECT", "IDENTITY"))
+        if node.cls == "MergeRows":
+            _merge_rows_edges(graph, node)
         cached = node.inner.get("cached")
         if cached is not None:
             for target, source in zip(_ids(node.output()), node_output(cached), strict=False):
                 graph.add(target, source, Transformation("DIRECT", "IDENTITY"))
     graph.indirect = [item for item in graph.indirect if item[0]]
     return graph
+
+
+#: ``MergeRows`` fields holding its instructions (``Keep``, ``Split``, ``Discard``).
+_MERGE_INSTRUCTIONS = ("matchedInstructions", "notMatchedInstructions", "notMatchedBySourceInstructions")
+
+
+def _merge_rows_edges(graph: _Graph, node: PlanNode) -> None:
+    """Edges for the rows a MERGE writes: each instruction gives, for every output
+    column, the expression (a child of the instruction, by position) whose value it
+    writes — from the target row or the source row — so a column derives from all
+    of them."""
+    outputs = _ids(node.exprs("output"))
+    for name in _MERGE_INSTRUCTIONS:
+        for instruction in node.exprs(name):
+            for key in ("output", "otherOutput"):
+                positions = instruction.fields.get(key)
+                if not isinstance(positions, list):
+                    continue
+                for target, position in zip(outputs, positions, strict=False):
+                    if not isinstance(position, int) or position >= len(instruction.children):
+                        continue
+                    value = instruction.children[position]
+                    kind = _direct_kind(value)
+                    for source in _value_ids(value):
+                        graph.add(target, source, kind)
 
 
 def _refs(exprs: Sequence[Expr]) -> set[int]:

@@ -41,11 +41,12 @@ from headwater.agent.plan import short_class
 from headwater.agent.py4j.chains import JvmChain, chained
 from headwater.agent.py4j.proxies import proxy_scope
 from headwater.agent.sources.ddl import DDL_COMMANDS, table_idents
+from headwater.agent.sources.dsv2 import CAPTURE_AT_ONCE as V2_CAPTURE_AT_ONCE
 
 __all__ = ["ActionListener", "CAPTURE_AT_ONCE", "CaptureWorker", "LogOnce", "PendingAction"]
 
 #: Plan roots captured on the listener thread: their events read the catalog.
-CAPTURE_AT_ONCE = frozenset(DDL_COMMANDS)
+CAPTURE_AT_ONCE = frozenset(DDL_COMMANDS) | V2_CAPTURE_AT_ONCE
 
 #: Commands Spark runs as an outer execution around a nested insert of their own;
 #: the outer one is the action reported, with the nested insert's write metrics.

@@ -21,6 +21,7 @@ from headwater.agent.sources.common import (
     schema_from_struct,
     symlink_for,
 )
+from headwater.agent.sources import dsv2
 from headwater.agent.sources.family import SourceFamily
 
 __all__ = ["DDL_COMMANDS", "FAMILY", "table_idents"]
@@ -69,6 +70,9 @@ def _resolved_identifier_facts(node: Any) -> dict[str, Any]:
 
 def _write_command(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
     """Add the table a DDL command at ``root`` changes."""
+    if root.cls == "DropTable" and dsv2.is_v2_drop(root, ctx):
+        dsv2.write_drop(root, ctx, visited)
+        return
     change, suffix_kind = DDL_COMMANDS[root.cls]
     resolved = None
     if root.cls == "DropTable" and root.children:

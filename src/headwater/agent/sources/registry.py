@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from headwater.agent.plan import PlanNode, short_class
-from headwater.agent.sources import ddl, files, jdbc, kafka, logical_rdds, tables
+from headwater.agent.sources import ddl, dsv2, files, iceberg, jdbc, kafka, logical_rdds, tables
 from headwater.agent.sources.common import CapturedDataset, VisitContext, Visited
 from headwater.agent.sources.family import (
     Lookup,
@@ -47,6 +47,8 @@ FAMILIES: tuple[SourceFamily, ...] = (
     jdbc.FAMILY,
     logical_rdds.FAMILY,
     kafka.FAMILY,
+    dsv2.FAMILY,
+    iceberg.FAMILY,
 )
 
 

@@ -1,0 +1,468 @@
+"""Data Source V2 tables, any table format: reads of ``DataSourceV2Relation`` and
+``DataSourceV2ScanRelation`` leaves, v2 writes (append, overwrite, the row-level
+rewrites of DELETE/UPDATE/MERGE), CTAS/RTAS and v2 DDL.
+
+The plan JSON leaves a v2 relation's ``table``, ``catalog`` and ``identifier``
+``null``; the look-ups here ask the JVM for the table's name, class and
+properties, the catalog's name and the identifier, then hand the ``Table`` to
+its format's look-up (``SourceFamily.v2_table_lookups``, keyed by the table's
+short class name), which may return ``location``, ``version``,
+``storage_layer``, ``file_format``, ``catalog_type`` and ``warehouse``.
+
+A table is a dataset at its location, with ``symlinks`` naming it by its
+catalog identifier. Writes and DDL are captured on the listener thread
+(:data:`CAPTURE_AT_ONCE`): the version a write made and the schema a DDL
+left are catalog state the job's next statement may change.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from headwater import naming
+from headwater.agent.plan import Expr, PlanNode, parse_plan, short_class
+from headwater.agent.sources.common import (
+    CapturedDataset,
+    VisitContext,
+    Visited,
+    dataset_at,
+    schema_from_attributes,
+    schema_from_struct,
+)
+from headwater.agent.sources.family import SourceFamily
+from headwater.agent.sources.jvm_common import option
+
+__all__ = [
+    "CAPTURE_AT_ONCE",
+    "FAMILY",
+    "dropped_table_facts",
+    "is_v2_drop",
+    "table_facts",
+    "v2_relation_facts",
+    "write_drop",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Writes into an existing v2 table: the relation written is the root's ``table``
+#: (``originalTable`` for the row-level rewrites, whose ``table`` wraps it), with the
+#: ``lifecycleStateChange`` each reports.
+_TABLE_WRITES: dict[str, tuple[str, str | None]] = {
+    "AppendData": ("table", None),
+    "OverwriteByExpression": ("table", "OVERWRITE"),
+    "OverwritePartitionsDynamic": ("table", "OVERWRITE"),
+    "ReplaceData": ("originalTable", None),
+    "WriteDelta": ("originalTable", None),
+    # A DELETE that drops whole files (no rows rewritten).
+    "DeleteFromTable": ("table", None),
+}
+#: Commands that create or replace a v2 table (named by a ``ResolvedIdentifier``).
+_TABLE_CREATES: dict[str, str] = {
+    "CreateTableAsSelect": "CREATE",
+    "ReplaceTableAsSelect": "OVERWRITE",
+    "CreateTable": "CREATE",
+    "ReplaceTable": "OVERWRITE",
+}
+#: ALTER TABLE commands on a v2 table (a ``ResolvedTable`` child): the table as it is after.
+_TABLE_ALTERS = frozenset(
+    {
+        "AddColumns",
+        "ReplaceColumns",
+        "DropColumns",
+        "RenameColumn",
+        "AlterColumn",
+        "SetTableProperties",
+        "UnsetTableProperties",
+        "SetTableLocation",
+    }
+)
+
+#: Roots whose facts are catalog state (a version written, a schema changed).
+CAPTURE_AT_ONCE = frozenset(_TABLE_WRITES) | frozenset(_TABLE_CREATES) | _TABLE_ALTERS
+
+_SESSION_CATALOG = "V2SessionCatalog"
+
+
+# -- look-ups (py4j) -----------------------------------------------------------------------
+
+
+def _format_facts(jtable: Any, table_class: str) -> dict[str, Any]:
+    # The registry merges every family's v2_table_lookups, and imports this module.
+    from headwater.agent.sources.registry import V2_TABLE_LOOKUPS
+
+    lookup = V2_TABLE_LOOKUPS.get(short_class(table_class))
+    if lookup is None:
+        return {}
+    try:
+        return dict(lookup(jtable))
+    except Exception:
+        logger.debug("format look-up failed for %s", table_class, exc_info=True)
+        return {}
+
+
+def table_facts(jtable: Any) -> dict[str, Any]:
+    """A DSv2 ``Table``'s name, class and properties, with its format's own facts."""
+    table_class = str(jtable.getClass().getName())
+    if short_class(table_class) == "RowLevelOperationTable":
+        # A DELETE/UPDATE/MERGE reads and writes its table through this wrapper.
+        jtable = jtable.table()
+        table_class = str(jtable.getClass().getName())
+    facts: dict[str, Any] = {"table_name": str(jtable.name()), "table_class": table_class}
+    try:
+        properties = jtable.properties()
+        for key in ("location", "provider"):
+            value = properties.get(key)
+            if value is not None:
+                facts[f"table_{key}"] = str(value)
+    except Exception:
+        logger.debug("no table properties", exc_info=True)
+    try:
+        facts["schema"] = _struct_json(jtable.schema())
+    except Exception:
+        logger.debug("no table schema", exc_info=True)
+    facts.update(_format_facts(jtable, table_class))
+    return facts
+
+
+def _struct_json(struct: Any) -> Any:
+    import json
+
+    return json.loads(struct.json())
+
+
+def _identifier_facts(catalog: Any, ident: Any) -> dict[str, Any]:
+    facts: dict[str, Any] = {}
+    if catalog is not None:
+        facts["catalog"] = str(catalog.name())
+        facts["catalog_class"] = str(catalog.getClass().getName())
+    if ident is not None:
+        facts["namespace"] = [str(part) for part in ident.namespace()]
+        facts["name"] = str(ident.name())
+    return facts
+
+
+def _names_by_options(table_class: str) -> bool:
+    from headwater.agent.sources.registry import V2_OPTION_DATASETS
+
+    return short_class(table_class) in V2_OPTION_DATASETS
+
+
+def _string_map(options: Any) -> dict[str, str]:
+    """A Java or Scala string map as a dict (one call: its entries' text)."""
+    if options is None:
+        return {}
+    try:
+        entries = options.entrySet().toArray()  # java.util.Map
+        return {str(e.getKey()): str(e.getValue()) for e in entries}
+    except Exception:
+        keys = options.keys().toSeq()  # scala.collection.Map
+        return {str(keys.apply(i)): str(options.apply(keys.apply(i))) for i in range(keys.size())}
+
+
+def v2_relation_facts(jrelation: Any) -> dict[str, Any]:
+    """Facts of a ``DataSourceV2Relation``: its table's, its catalog's name and its
+    identifier; for a table named by its options (a Kafka table), those options."""
+    jtable = jrelation.table()
+    table_class = str(jtable.getClass().getName())
+    if _names_by_options(table_class):
+        return {"table_class": table_class, "options": _string_map(jrelation.options())}
+    facts = table_facts(jtable)
+    facts.update(_identifier_facts(option(jrelation.catalog()), option(jrelation.identifier())))
+    return facts
+
+
+def _scan_relation_facts(node: Any) -> dict[str, Any]:
+    return v2_relation_facts(node.relation())
+
+
+def _table_write_facts(node: Any) -> dict[str, Any]:
+    field = _TABLE_WRITES[short_class(str(node.getClass().getName()))][0]
+    facts = v2_relation_facts(getattr(node, field)())
+    if "options" in facts:
+        try:
+            facts["options"].update(_string_map(node.writeOptions()))
+        except Exception:
+            logger.debug("no write options", exc_info=True)
+    return facts
+
+
+def _loaded_table_facts(catalog: Any, ident: Any) -> dict[str, Any]:
+    """The table ``ident`` names, loaded from ``catalog`` now (after the command ran)."""
+    facts = _identifier_facts(catalog, ident)
+    try:
+        facts.update(table_facts(catalog.loadTable(ident)))
+    except Exception:
+        logger.debug("could not load %s", facts.get("name"), exc_info=True)
+    return facts
+
+
+def _create_facts(node: Any) -> dict[str, Any]:
+    resolved = node.name()  # a ResolvedIdentifier
+    return _loaded_table_facts(resolved.catalog(), resolved.identifier())
+
+
+def _alter_facts(node: Any) -> dict[str, Any]:
+    resolved = node.table()  # a ResolvedTable, holding the table as it was before
+    return _loaded_table_facts(resolved.catalog(), resolved.identifier())
+
+
+def dropped_table_facts(node: Any) -> dict[str, Any]:
+    """A v2 ``DropTable``: the identifier, and where the table was.
+
+    The table is gone when the listener hears of the drop, so its location is
+    the one the catalog gives its tables: the namespace's location plus the
+    table name (the Iceberg Hadoop catalog's layout, and the default of the
+    others). Session-catalog drops are :mod:`.ddl`'s.
+    """
+    resolved = node.child()
+    catalog, ident = resolved.catalog(), resolved.identifier()
+    facts = _identifier_facts(catalog, ident)
+    if short_class(facts.get("catalog_class", "")) == _SESSION_CATALOG:
+        return {}
+    facts["v2"] = True
+    try:
+        metadata = catalog.loadNamespaceMetadata(ident.namespace())
+        base = metadata.get("location")
+        if base is not None:
+            facts["table_location"] = f"{str(base).rstrip('/')}/{facts['name']}"
+    except Exception:
+        logger.debug("no namespace location for %s", facts.get("name"), exc_info=True)
+    return facts
+
+
+# -- visitors (plain data) -----------------------------------------------------------------
+
+
+def _table_ident(facts: Any) -> str | None:
+    if "name" not in facts:
+        return None
+    return ".".join([*facts.get("namespace", []), facts["name"]])
+
+
+def _warehouse_uri(warehouse: str) -> str:
+    return f"file:{warehouse}" if warehouse.startswith("/") else warehouse
+
+
+def _location(facts: Any) -> str | None:
+    location = facts.get("location") or facts.get("table_location")
+    return str(location) if location else None
+
+
+def _decorate(ds: CapturedDataset, facts: Any, ctx: VisitContext) -> None:
+    """Symlink, catalog, version and storage of a v2 table dataset."""
+    ds.is_table = True
+    ident = _table_ident(facts)
+    warehouse = facts.get("warehouse")
+    if ident is not None:
+        namespace = _warehouse_uri(str(warehouse)) if warehouse else (
+            ctx.table_namespace or ctx.warehouse_uri or facts.get("catalog") or "spark_catalog"
+        )
+        link = (namespace, ident, "TABLE")
+        if link not in ds.symlinks:
+            ds.symlinks.append(link)
+    if facts.get("version") is not None:
+        ds.version = str(facts["version"])
+    layer = facts.get("storage_layer") or facts.get("table_provider")
+    if facts.get("storage_layer"):
+        ds.storage = (str(facts["storage_layer"]), facts.get("file_format"))
+    if facts.get("catalog"):
+        ds.catalog = {
+            "name": str(facts["catalog"]),
+            "framework": str(layer or "spark"),
+            "type_": str(facts.get("catalog_type") or "unknown"),
+            "warehouse_uri": str(warehouse) if warehouse else None,
+        }
+
+
+def _named(facts: Any, ctx: VisitContext) -> tuple[str, str] | None:
+    location = _location(facts)
+    if location:
+        return dataset_at(location, ctx)
+    ident = _table_ident(facts)
+    if ident is not None:
+        return str(facts.get("catalog") or "spark_catalog"), ident
+    return None
+
+
+def _option_datasets(facts: Any, attributes: list[Expr]) -> list[CapturedDataset] | None:
+    """The datasets a table named by its options names (``None`` for other tables)."""
+    from headwater.agent.sources.registry import V2_OPTION_DATASETS
+
+    named = V2_OPTION_DATASETS.get(short_class(str(facts.get("table_class", ""))))
+    if named is None or "options" not in facts:
+        return None
+    return named(dict(facts["options"]), attributes)
+
+
+def read_v2_relation(node: PlanNode, ctx: VisitContext) -> list[CapturedDataset]:
+    """A v2 relation leaf: the table at its location, its columns as lineage leaves."""
+    facts = ctx.facts(node)
+    by_options = _option_datasets(facts, node.output())
+    if by_options is not None:
+        return by_options
+    named = _named(facts, ctx)
+    if named is None:
+        return []
+    attributes = node.output()
+    ds = CapturedDataset(
+        *named,
+        fields=schema_from_attributes(attributes),
+        attributes={a.expr_id: a.name or "" for a in attributes if a.expr_id is not None},
+    )
+    _decorate(ds, facts, ctx)
+    return [ds]
+
+
+def _relation_in(root: PlanNode, field: str) -> PlanNode | None:
+    raw = root.fields.get(field)
+    if not isinstance(raw, list) or not raw:
+        return None
+    try:
+        return parse_plan(raw, (("field", field),), subqueries=False)
+    except ValueError:
+        return None
+
+
+_ATTRIBUTE = "org.apache.spark.sql.catalyst.expressions.AttributeReference"
+
+
+def _aligned_query(query: PlanNode, columns: list[str]) -> PlanNode:
+    """``query`` under a projection of its columns named ``columns``, in that order.
+
+    A row-level rewrite's query also carries the operation and the row's file and
+    position; column lineage pairs written columns with the query's output by
+    position, so the table's own columns are picked out by name.
+    """
+    from headwater.agent.columns import node_output
+
+    by_id: dict[int, Expr] = {}
+    for node in query.walk():
+        for key in ("output", "projectList"):
+            for expr in node.exprs(key):
+                if expr.expr_id is not None and expr.expr_id not in by_id:
+                    by_id[expr.expr_id] = expr
+    by_name: dict[str, Expr] = {}
+    for ident in node_output(query):
+        expr = by_id.get(ident)
+        if expr is not None and expr.name and expr.name not in by_name:
+            by_name[expr.name] = expr
+    projection = []
+    for column in columns:
+        expr = by_name.get(column)
+        if expr is None:
+            return query
+        projection.append(
+            [{"class": _ATTRIBUTE, "num-children": 0, "name": column, "exprId": expr.fields["exprId"]}]
+        )
+    return PlanNode("Project", {"projectList": projection}, children=[query], path=query.path)
+
+
+def _suffix(facts: Any, use_table_name: bool) -> str | None:
+    # The listener names a write into a table by the table's name
+    # (catalog.namespace.table) and a created or altered table by its identifier.
+    if use_table_name and facts.get("table_name"):
+        return str(facts["table_name"])
+    ident = _table_ident(facts)
+    return ident
+
+
+def _write_table(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
+    facts = ctx.facts(root)
+    field, lifecycle = _TABLE_WRITES[root.cls]
+    relation = _relation_in(root, field)
+    query = root.children[0] if root.children else None
+    by_options = _option_datasets(facts, relation.output() if relation is not None else [])
+    if by_options is not None:
+        for ds in by_options:
+            ds.query, ds.attributes = query, {}
+            visited.outputs.append(ds)
+            visited.job_suffix = naming.trim_path_suffix(ds.name)
+        return
+    named = _named(facts, ctx)
+    if named is None:
+        return
+    fields = schema_from_attributes(relation.output()) if relation is not None else []
+    fields = fields or schema_from_struct(facts.get("schema"))
+    if query is not None and root.cls in ("ReplaceData", "WriteDelta"):
+        query = _aligned_query(query, [name for name, _, _ in fields])
+    ds = CapturedDataset(*named, fields=fields, query=query, lifecycle=lifecycle)
+    _decorate(ds, facts, ctx)
+    visited.outputs.append(ds)
+    visited.job_suffix = _suffix(facts, use_table_name=True)
+
+
+def _write_create(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
+    facts = ctx.facts(root)
+    named = _named(facts, ctx)
+    if named is None:
+        return
+    query = root.inner.get("query")
+    fields = schema_from_struct(facts.get("schema"))
+    if not fields and query is not None:
+        fields = schema_from_attributes(_query_output(query))
+    ds = CapturedDataset(*named, fields=fields, query=query, lifecycle=_TABLE_CREATES[root.cls])
+    _decorate(ds, facts, ctx)
+    visited.outputs.append(ds)
+    visited.job_suffix = _suffix(facts, use_table_name=False)
+
+
+def _query_output(query: PlanNode) -> list[Expr]:
+    from headwater.agent.columns import node_output
+
+    wanted = node_output(query)
+    found: dict[int, Expr] = {}
+    for node in query.walk():
+        for key in ("output", "projectList", "aggregateExpressions"):
+            for expr in node.exprs(key):
+                if expr.expr_id in wanted and expr.expr_id not in found:
+                    found[expr.expr_id] = expr
+    return [found[i] for i in wanted if i in found]
+
+
+def _write_alter(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
+    facts = ctx.facts(root)
+    named = _named(facts, ctx)
+    if named is None:
+        return
+    ds = CapturedDataset(*named, fields=schema_from_struct(facts.get("schema")))
+    _decorate(ds, facts, ctx)
+    visited.outputs.append(ds)
+    visited.job_suffix = _suffix(facts, use_table_name=False)
+
+
+def is_v2_drop(root: PlanNode, ctx: VisitContext) -> bool:
+    """Whether a ``DropTable`` root dropped a table of a v2 catalog (see :func:`dropped_table_facts`)."""
+    return bool(ctx.facts(root).get("v2"))
+
+
+def write_drop(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
+    """The table a v2 ``DROP TABLE`` dropped."""
+    facts = ctx.facts(root)
+    named = _named(facts, ctx)
+    if named is None:
+        return
+    ds = CapturedDataset(*named, lifecycle="DROP")
+    _decorate(ds, facts, ctx)
+    ds.catalog = None  # a dropped table's catalog facts are gone with it
+    visited.outputs.append(ds)
+    visited.job_suffix = _suffix(facts, use_table_name=False)
+
+
+FAMILY = SourceFamily(
+    name="DSv2 tables",
+    lookups={
+        "DataSourceV2Relation": v2_relation_facts,
+        "DataSourceV2ScanRelation": _scan_relation_facts,
+        "DropTable": dropped_table_facts,
+        **dict.fromkeys(_TABLE_WRITES, _table_write_facts),
+        **dict.fromkeys(_TABLE_CREATES, _create_facts),
+        **dict.fromkeys(_TABLE_ALTERS, _alter_facts),
+    },
+    reads={"DataSourceV2Relation": read_v2_relation, "DataSourceV2ScanRelation": read_v2_relation},
+    writes={
+        **dict.fromkeys(_TABLE_WRITES, _write_table),
+        **dict.fromkeys(_TABLE_CREATES, _write_create),
+        **dict.fromkeys(_TABLE_ALTERS, _write_alter),
+    },
+)
