@@ -54,6 +54,10 @@ KNOWN_GAPS: dict[str, str] = {
 }
 
 
+#: scenario -> the traceback of its job, when the job raised.
+JOB_ERRORS: dict[str, str] = {}
+
+
 def _file_name(name: str) -> str:
     return name.replace(" ", "_") + ".jsonl"
 
@@ -104,6 +108,9 @@ def emitted(
     events: dict[str, list[dict[str, Any]]] = {}
     for scenario in SCENARIOS:
         path = out / _file_name(scenario.name)
+        error = path.with_suffix(".error")
+        if error.exists():
+            JOB_ERRORS[scenario.name] = error.read_text()
         lines = path.read_text().splitlines() if path.exists() else []
         events[scenario.name] = [json.loads(line) for line in lines if line.strip()]
     yield events
@@ -125,6 +132,7 @@ def _cases() -> list[Any]:
 def test_expected_event_is_emitted_in_order(
     emitted: dict[str, list[dict[str, Any]]], scenario: Scenario, index: int
 ) -> None:
+    assert scenario.name not in JOB_ERRORS, JOB_ERRORS[scenario.name]
     events = emitted[scenario.name]
     assert events, f"no events for {scenario.name}"
     # The files before this one must match in order; this one must match at or after
@@ -148,5 +156,6 @@ def test_expected_event_is_emitted_in_order(
 def test_every_event_validates_against_the_spec(
     emitted: dict[str, list[dict[str, Any]]], scenario: Scenario
 ) -> None:
+    assert scenario.name not in JOB_ERRORS, JOB_ERRORS[scenario.name]
     for event in emitted[scenario.name]:
         validate_event(event)

@@ -6,7 +6,8 @@ Each scenario attaches a headwater agent configured the way a user of the
 OpenLineage jar would (``spark.openlineage.*`` keys: namespace, appName, a file
 transport, ``columnLineage.datasetLineageEnabled=false``), runs its job, and
 closes the agent, so its events (application run included) land in
-``OUT_DIR/<scenario>.jsonl``.
+``OUT_DIR/<scenario>.jsonl``; a job that raises leaves its traceback in
+``OUT_DIR/<scenario>.error`` instead of stopping the others.
 """
 
 from __future__ import annotations
@@ -52,7 +53,6 @@ def main(argv: list[str]) -> int:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
-    failures = 0
     try:
         for name in names:
             scenario = by_name(name)
@@ -75,8 +75,8 @@ def main(argv: list[str]) -> int:
             try:
                 scenario.job(spark)
             except Exception:
-                failures += 1
-                traceback.print_exc()
+                # The scenario's own tests report it; the JVM's other scenarios go on.
+                path.with_suffix(".error").write_text(traceback.format_exc())
             finally:
                 agent.flush(60.0)
                 agent.close(30.0)
@@ -85,7 +85,7 @@ def main(argv: list[str]) -> int:
     finally:
         spark.stop()
         shutil.rmtree(metastore, ignore_errors=True)
-    return 1 if failures else 0
+    return 0
 
 
 if __name__ == "__main__":
