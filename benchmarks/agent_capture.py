@@ -37,7 +37,7 @@ def worker_side(repeat: int) -> None:
     from headwater.agent.config import AgentConfig
     from headwater.agent.capture import PlanCapture
     from headwater.agent.run_model import RunModel
-    from headwater.agent.visitors import VisitContext
+    from headwater.agent.sources import VisitContext
 
     model = RunModel(AgentConfig.from_sources({}, {}), "bench", "4.0.1", "0.1.0")
     print(f"{'fixture':28} {'plan KB':>8} {'ms/action':>10}")
@@ -49,7 +49,7 @@ def worker_side(repeat: int) -> None:
             began = time.perf_counter()
             plan = PlanCapture.from_json(data["plan"])
             capture = ActionCapture(data["func_name"], plan, data["tables"], data["executed"], 1.0, 2.0)
-            ctx = VisitContext(capture=plan, tables=data["tables"], warehouse_uri="file:/w")
+            ctx = VisitContext(tree=plan.tree, node_facts=plan.facts, tables=data["tables"], warehouse_uri="file:/w")
             action_events(capture, model, ctx)
             timings.append(time.perf_counter() - began)
         print(f"{path.stem:28} {size_kb:8.1f} {statistics.median(timings) * 1000:10.2f}")
