@@ -204,33 +204,32 @@ def test_host_list_resolver_names_the_cluster(spark, tmp_path: Path, kafka_boots
     assert copy["outputs"][0]["namespace"] == "file"
 
 
-def test_dsv2_read_is_named_by_its_relation_options(spark, lineage, kafka_bootstrap: str, tmp_path: Path):
-    import json
-
-    from headwater.agent.plan import parse_plan, short_class
-    from headwater.agent.sources.registry import V2_OPTION_DATASETS
-
-    topic = _topic("dsv2")
+def test_dsv2_read_and_write_are_named_by_their_options(
+    spark, lineage, kafka_bootstrap: str, tmp_path: Path
+):
+    topic, written = _topic("dsv2"), _topic("dsv2-out")
     _write(spark, kafka_bootstrap, topic)
     key = "spark.sql.sources.useV1SourceList"
     previous = spark.conf.get(key)
     spark.conf.set(key, ",".join(s for s in previous.split(",") if s.strip() != "kafka"))
     try:
         frame = _reader(spark, kafka_bootstrap).option("subscribe", topic).load()
-        jplan = frame._jdf.queryExecution().optimizedPlan()
+        assert frame._jdf.queryExecution().optimizedPlan().nodeName() == "DataSourceV2ScanRelation"
         frame.select("value").write.parquet(str(tmp_path / "dsv2"))
+        # DSv2 writes to Kafka take append (or overwrite) only.
+        spark.range(2).selectExpr("CAST(id AS STRING) AS value").write.format("kafka").mode(
+            "append"
+        ).option("kafka.bootstrap.servers", kafka_bootstrap).option("topic", written).save()
     finally:
         spark.conf.set(key, previous)
-    # What the DSv2 family hands over: the relation's options and output columns.
-    relation = jplan.relation()
-    options = {str(k): str(v) for k, v in relation.options().asCaseSensitiveMap().items()}
-    named = V2_OPTION_DATASETS[short_class(str(relation.table().getClass().getName()))]
-    node = parse_plan(json.loads(jplan.toJSON()))
-    assert node.cls == "DataSourceV2ScanRelation"
-    (dataset,) = named(options, node.output())
-    assert (dataset.namespace, dataset.name, dataset.dataset_type) == (
-        f"kafka://{kafka_bootstrap}", topic, "TOPIC")
-    assert [(name, type_) for name, type_, _ in dataset.fields] == READ_FIELDS
-    # The agent's event names that topic or, before the DSv2 family asks, no topic at all.
-    event = _complete(lineage.action_events(), "execute_insert_into_hadoop_fs_relation_command")
-    assert [d["name"] for d in event["inputs"] if d["namespace"].startswith("kafka://")] in ([], [topic])
+
+    events = lineage.action_events()
+    namespace = f"kafka://{kafka_bootstrap}"
+    read = _complete(events, "execute_insert_into_hadoop_fs_relation_command")
+    (source,) = read["inputs"]
+    assert (source["namespace"], source["name"]) == (namespace, topic)
+    assert source["facets"]["datasetType"]["datasetType"] == "TOPIC"
+    assert _fields(source) == READ_FIELDS
+    append = _complete(events, "append_data")
+    assert _named(append["outputs"]) == [(namespace, written)]
+    assert append["outputs"][0]["facets"]["datasetType"]["datasetType"] == "TOPIC"
