@@ -107,14 +107,19 @@ def _read_jdbc_relation(node: PlanNode, ctx: VisitContext) -> list[CapturedDatas
         by_id = {a.expr_id: a.name or "" for a in attributes if a.expr_id is not None}
         return [
             CapturedDataset(
-                location.namespace, name, fields=schema_from_attributes(attributes), attributes=by_id
+                location.namespace,
+                name,
+                fields=schema_from_attributes(attributes),
+                attributes=by_id,
             )
         ]
     sql = generated["sql"] if generated else f"SELECT * FROM {table_or_query}"
     return _query_datasets(sql, location, attributes)
 
 
-def _query_datasets(sql: str, location: JdbcLocation, attributes: list[Any]) -> list[CapturedDataset]:
+def _query_datasets(
+    sql: str, location: JdbcLocation, attributes: list[Any]
+) -> list[CapturedDataset]:
     """One dataset per table the SQL reads; the relation's output attributes map to
     the table columns they come from."""
     lineage = sql_lineage(sql, location.dialect, [a.name or "" for a in attributes])
@@ -125,7 +130,9 @@ def _query_datasets(sql: str, location: JdbcLocation, attributes: list[Any]) -> 
         for parts in lineage.tables
     }
     types = schema_from_attributes(attributes)
-    for attribute, (_, type_, children), sources in zip(attributes, types, lineage.columns, strict=False):
+    for attribute, (_, type_, children), sources in zip(
+        attributes, types, lineage.columns, strict=False
+    ):
         for (parts, column), transformations in sorted(sources.items()):
             ds = datasets.get(parts)
             if ds is None:
@@ -139,7 +146,9 @@ def _query_datasets(sql: str, location: JdbcLocation, attributes: list[Any]) -> 
                 ds.fields.append((column, type_, children))
     for (parts, column), transformations in sorted(lineage.rows.items()):
         if parts in datasets:
-            datasets[parts].row_sources.extend((column, how) for how in sorted(transformations, key=_order))
+            datasets[parts].row_sources.extend(
+                (column, how) for how in sorted(transformations, key=_order)
+            )
     return list(datasets.values())
 
 

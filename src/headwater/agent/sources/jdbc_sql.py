@@ -52,10 +52,18 @@ Sources = dict[SourceField, set[Transformation]]
 E = TypeVar("E")
 
 _IDENTITY = Transformation("DIRECT", "IDENTITY")
-_MASKING = frozenset({"md5", "sha", "sha1", "sha2", "sha256", "sha512", "crc32", "hash", "xxhash64", "murmur3"})
+_MASKING = frozenset(
+    {"md5", "sha", "sha1", "sha2", "sha256", "sha512", "crc32", "hash", "xxhash64", "murmur3"}
+)
 _MASKING_AGGREGATES = frozenset({"count", "countif", "approxdistinct", "approx_count_distinct"})
 #: Clause of a SELECT -> the INDIRECT subtype of the columns it reads.
-_CLAUSES = (("where", "FILTER"), ("having", "FILTER"), ("qualify", "FILTER"), ("group", "GROUP_BY"), ("order", "SORT"))
+_CLAUSES = (
+    ("where", "FILTER"),
+    ("having", "FILTER"),
+    ("qualify", "FILTER"),
+    ("group", "GROUP_BY"),
+    ("order", "SORT"),
+)
 
 
 @dataclass(frozen=True)
@@ -100,9 +108,10 @@ def sql_lineage(sql: str, dialect: str | None, output_names: Sequence[str]) -> S
         logger.debug("cannot parse JDBC query SQL", exc_info=True)
         return None
     try:
+        names = list(output_names)
         columns = tuple(
-            {source: frozenset(kinds) for source, kinds in resolver.positional(root, i, list(output_names)).items()}
-            for i in range(len(output_names))
+            {source: frozenset(how) for source, how in resolver.positional(root, i, names).items()}
+            for i in range(len(names))
         )
         rows = {source: frozenset(kinds) for source, kinds in resolver.indirect().items()}
     except Exception:
@@ -218,7 +227,7 @@ class _Resolver:
         if scope.outer_columns or self._is_set_operation(scope):
             return self.positional(scope, names.index(name)) if names and name in names else {}
         stars = []
-        for projection in scope.expression.selects:
+        for projection in getattr(scope.expression, "selects", []):
             if self._is_star(projection):
                 stars.append(projection)
             elif projection.alias_or_name == name:
@@ -229,7 +238,9 @@ class _Resolver:
                 return found
         return {}
 
-    def _expanded(self, scope: Scope, names: list[str] | None) -> list[tuple[Any, str | None]] | None:
+    def _expanded(
+        self, scope: Scope, names: list[str] | None
+    ) -> list[tuple[Any, str | None]] | None:
         """The projections of a SELECT, one per output column: ``(projection, None)``,
         or ``(star, column name)`` for each column a ``*`` stands for."""
         selects = list(getattr(scope.expression, "selects", []))
@@ -240,7 +251,8 @@ class _Resolver:
         for star in stars:
             sources = self._star_sources(scope, star)
             known = [self.output_names(s) for s in sources]
-            widths[id(star)] = sum(len(k) for k in known) if known and all(k is not None for k in known) else None  # type: ignore[misc]
+            counts = [len(k) for k in known if k is not None]
+            widths[id(star)] = sum(counts) if known and len(counts) == len(known) else None
         unknown = [s for s in stars if widths[id(s)] is None]
         if unknown:
             if names is None or len(unknown) > 1:
@@ -262,7 +274,10 @@ class _Resolver:
 
     def _is_set_operation(self, scope: Scope) -> bool:
         """A UNION / INTERSECT / EXCEPT, whose branches are its two child scopes."""
-        return isinstance(scope.expression, self.exp.SetOperation) and len(scope.set_operation_scopes) == 2
+        return (
+            isinstance(scope.expression, self.exp.SetOperation)
+            and len(scope.set_operation_scopes) == 2
+        )
 
     def _is_star(self, projection: exp.Expr) -> bool:
         exp = self.exp
@@ -329,7 +344,9 @@ class _Resolver:
         return {}
 
     def _using(self, scope: Scope) -> set[str]:
-        joins = scope.expression.args.get("joins") or [] if isinstance(scope.expression, self.exp.Select) else []
+        if not isinstance(scope.expression, self.exp.Select):
+            return set()
+        joins = scope.expression.args.get("joins") or []
         return {ident.name for join in joins for ident in join.args.get("using") or []}
 
     def _projection(self, scope: Scope, projection: exp.Expr) -> Sources:
@@ -369,18 +386,22 @@ class _Resolver:
         window_keys: set[int] = set()
         for node in self._in_scope(body):
             if isinstance(node, exp.If) and node.this is not None:
-                conditions |= {id(c) for c in self._in_scope(node.this) if isinstance(c, exp.Column)}
+                conditions |= self._column_ids(node.this)
             elif isinstance(node, exp.Window):
                 for key in [*(node.args.get("partition_by") or []), node.args.get("order")]:
                     if key is not None:
-                        window_keys |= {id(c) for c in self._in_scope(key) if isinstance(c, exp.Column)}
+                        window_keys |= self._column_ids(key)
         return conditions, window_keys
+
+    def _column_ids(self, expression: exp.Expr) -> set[int]:
+        return {id(c) for c in self._in_scope(expression) if isinstance(c, self.exp.Column)}
 
     def _in_scope(self, expression: exp.Expr) -> Iterable[exp.Expr]:
         """``expression`` and what is below it, not descending into subqueries."""
         exp = self.exp
         return expression.walk(
-            prune=lambda node: node is not expression and isinstance(node, (exp.Subquery, exp.Query))
+            prune=lambda node: node is not expression
+            and isinstance(node, (exp.Subquery, exp.Query))
         )
 
     def _subquery(self, node: exp.Expr) -> Sources:

@@ -94,9 +94,14 @@ def jdbc_location(url: str, options: Mapping[str, str] | None = None) -> JdbcLoc
     return _generic(rest, props)
 
 
+#: A URL without ``jdbc:`` and its lowercased options -> its location, or None.
+Parser = Callable[[str, dict[str, str]], JdbcLocation | None]
+
 # -- pieces of URLs -------------------------------------------------------------------
 
-_AUTHORITY = re.compile(r"^(?P<scheme>[\w+:.-]+?)://(?P<authority>[^/?;#]*)(?P<path>[^?;#]*)(?P<params>.*)$", re.S)
+_AUTHORITY = re.compile(
+    r"^(?P<scheme>[\w+:.-]+?)://(?P<authority>[^/?;#]*)(?P<path>[^?;#]*)(?P<params>.*)$", re.S
+)
 
 
 def _host_port(address: str) -> tuple[str, str | None]:
@@ -175,7 +180,7 @@ def _postgres(rest: str, props: dict[str, str]) -> JdbcLocation | None:
     return _url_shaped(rest, "postgres", "5432", 3, "postgres")
 
 
-def _mysql_like(scheme: str) -> Callable[[str, dict[str, str]], JdbcLocation | None]:
+def _mysql_like(scheme: str) -> Parser:
     def parse(rest: str, props: dict[str, str]) -> JdbcLocation | None:
         match = _AUTHORITY.match(rest)
         if match is None:
@@ -198,7 +203,8 @@ def _mysql_like(scheme: str) -> Callable[[str, dict[str, str]], JdbcLocation | N
 
 
 def _sqlserver(rest: str, props: dict[str, str]) -> JdbcLocation | None:
-    """``sqlserver://host[\\instance][:port][;k=v...]``; jTDS ``jtds:sqlserver://host[:port][/db][;k=v]``."""
+    """``sqlserver://host[\\instance][:port][;k=v...]``;
+    jTDS ``jtds:sqlserver://host[:port][/db][;k=v]``."""
     if re.match(r"^(jtds:)?sqlserver://", rest, re.IGNORECASE) is None:
         return None  # jtds:sybase://
     body = re.sub(r"^(jtds:)?sqlserver://", "", rest, flags=re.IGNORECASE)
@@ -281,7 +287,8 @@ def _teradata(rest: str, props: dict[str, str]) -> JdbcLocation | None:
     params = {**props, **_params(match["params"], ",")}
     host, port = _host_port(match["host"])
     port = port or params.get("dbs_port") or "1025"
-    return JdbcLocation(f"teradata://{host}:{port}", _defaults(params.get("database")), 2, "teradata")
+    database = params.get("database")
+    return JdbcLocation(f"teradata://{host}:{port}", _defaults(database), 2, "teradata")
 
 
 def _redshift(rest: str, props: dict[str, str]) -> JdbcLocation | None:
@@ -302,7 +309,8 @@ def _redshift(rest: str, props: dict[str, str]) -> JdbcLocation | None:
             cluster = f"{labels[0]}.{labels[2]}"
         else:
             cluster = host
-    return JdbcLocation(f"redshift://{cluster}:{port or '5439'}", _defaults(database), 3, "redshift")
+    namespace = f"redshift://{cluster}:{port or '5439'}"
+    return JdbcLocation(namespace, _defaults(database), 3, "redshift")
 
 
 def _snowflake(rest: str, props: dict[str, str]) -> JdbcLocation | None:
@@ -347,7 +355,8 @@ def _hive(rest: str, props: dict[str, str]) -> JdbcLocation | None:
 
 
 def _athena(rest: str, props: dict[str, str]) -> JdbcLocation | None:
-    """``awsathena://AwsRegion=r;Catalog=c;Schema=s;...`` (the v3 driver: ``athena://Region=r;...``)."""
+    """``awsathena://AwsRegion=r;Catalog=c;Schema=s;...``
+    (the v3 driver: ``athena://Region=r;...``)."""
     body = re.sub(r"^(aws)?athena://", "", rest, flags=re.IGNORECASE)
     params = {**props, **_params(body, ";")}
     region = params.get("awsregion") or params.get("region")
@@ -376,17 +385,16 @@ def _spanner(rest: str, props: dict[str, str]) -> JdbcLocation | None:
     return JdbcLocation(f"spanner://{project}:{instance}", _defaults(database), 3, None)
 
 
-def _with_default_port(
-    scheme: str, port: str, levels: int, dialect: str | None
-) -> Callable[[str, dict[str, str]], JdbcLocation | None]:
+def _with_default_port(scheme: str, port: str, levels: int, dialect: str | None) -> Parser:
     def parse(rest: str, props: dict[str, str]) -> JdbcLocation | None:
         # crate://, oceanbase:hamode://, clickhouse:http://, ch://: the subprotocol's variant goes.
-        return _url_shaped(re.sub(r"^[\w+:]+://", f"{scheme}://", rest), scheme, port, levels, dialect)
+        normalized = re.sub(r"^[\w+:]+://", f"{scheme}://", rest)
+        return _url_shaped(normalized, scheme, port, levels, dialect)
 
     return parse
 
 
-_PARSERS: tuple[tuple[frozenset[str], Callable[[str, dict[str, str]], JdbcLocation | None]], ...] = (
+_PARSERS: tuple[tuple[frozenset[str], Parser], ...] = (
     (frozenset({"postgresql", "postgres", "pgsql"}), _postgres),
     (frozenset({"mysql", "mysql+srv", "mysqlx"}), _mysql_like("mysql")),
     (frozenset({"mariadb"}), _mysql_like("mariadb")),
@@ -407,7 +415,12 @@ _PARSERS: tuple[tuple[frozenset[str], Callable[[str, dict[str, str]], JdbcLocati
 )
 
 #: Dialects of the generic rule's schemes that sqlglot knows.
-_GENERIC_DIALECTS = {"sqlite": "sqlite", "duckdb": "duckdb", "presto": "presto", "databricks": "databricks"}
+_GENERIC_DIALECTS = {
+    "sqlite": "sqlite",
+    "duckdb": "duckdb",
+    "presto": "presto",
+    "databricks": "databricks",
+}
 
 
 def _generic(rest: str, props: dict[str, str]) -> JdbcLocation:
