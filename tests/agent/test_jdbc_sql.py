@@ -1,4 +1,5 @@
-"""Column lineage inside the SQL of a JDBC query read: titled SQL -> expected pairs (no JVM).
+"""Column lineage inside the SQL of a JDBC query read: titled SQL -> expected pairs, and
+the JDBC family's read visitor on a recorded relation (no JVM).
 
 Each expected column maps ``table.column`` to the ``type:subtype`` kinds reaching it;
 ``ROWS`` is what decides which rows come back (filters, joins, groupings, orderings).
@@ -189,3 +190,78 @@ def test_unreadable_sql_gives_none() -> None:
 )
 def test_table_parts(dbtable: str, dialect: str | None, parts: tuple[str, ...]) -> None:
     assert table_parts(dbtable, dialect) == parts
+
+
+# -- the JDBC family's visitors on a recorded relation (no JVM) ---------------------------
+
+
+def _relation(*columns: tuple[str, str, int]) -> Any:
+    from headwater.agent.plan import parse_plan
+
+    output = [
+        [
+            {
+                "class": "org.apache.spark.sql.catalyst.expressions.AttributeReference",
+                "num-children": 0,
+                "name": name,
+                "dataType": type_,
+                "nullable": True,
+                "metadata": {},
+                "exprId": {"product-class": "org.apache.spark.sql.catalyst.expressions.ExprId", "id": ident},
+                "qualifier": [],
+            }
+        ]
+        for name, type_, ident in columns
+    ]
+    return parse_plan(
+        [
+            {
+                "class": "org.apache.spark.sql.execution.datasources.LogicalRelation",
+                "num-children": 0,
+                "relation": None,
+                "output": output,
+                "isStreaming": False,
+            }
+        ]
+    )
+
+
+def _read(table_or_query: str, url: str = "jdbc:postgresql://pg:5432/sales") -> list[Any]:
+    from headwater.agent.sources import VisitContext
+    from headwater.agent.sources.registry import read_datasets
+
+    node = _relation(("k", "integer", 7), ("v", "string", 8))
+    facts = {
+        "relation_class": "org.apache.spark.sql.execution.datasources.jdbc.JDBCRelation",
+        "jdbc_url": url,
+        "jdbc_table": table_or_query,
+        "jdbc_options": {},
+    }
+    return read_datasets(node, VisitContext(tree=node, node_facts={node.key: facts}))
+
+
+def test_a_generated_subquery_is_read_as_its_sql() -> None:
+    (read,) = _read("(SELECT id AS k, upper(name) AS v FROM public.users) SPARK_GEN_SUBQ_12")
+    assert (read.namespace, read.name) == ("postgres://pg:5432", "sales.public.users")
+    assert read.fields == [("id", "integer", []), ("name", "string", [])]
+    assert {i: [(c, t.subtype) for c, t in s] for i, s in read.derived_attributes.items()} == {
+        7: [("id", "IDENTITY")],
+        8: [("name", "TRANSFORMATION")],
+    }
+
+
+@pytest.mark.parametrize(
+    ("dbtable", "names"),
+    [
+        ("users", ["sales.users"]),
+        ('"Sales Data"."Users"', ["sales.Sales Data.Users"]),
+        ("users u JOIN groups g ON u.gid = g.id", ["sales.users", "sales.groups"]),
+        ("(SELECT k, v FROM a UNION ALL SELECT k, v FROM b) AS ab", ["sales.a", "sales.b"]),
+    ],
+)
+def test_dbtable_names_a_table_or_a_from_clause(dbtable: str, names: list[str]) -> None:
+    assert [d.name for d in _read(dbtable)] == names
+
+
+def test_unreadable_query_reads_nothing() -> None:
+    assert _read("(SELEKT nonsense FROM) SPARK_GEN_SUBQ_1") == []
