@@ -8,9 +8,11 @@ the PostgreSQL driver). The conformance test starts a throwaway cluster,
 creates the ``test`` database and names it to the job JVM in
 :data:`PG_URL_VARIABLE` as a libpq URL (``postgresql://postgres@host:port/test``).
 
-The expected files leave the JDBC datasets' namespace out (the suite's
-listener renames its container's host with a namespace resolver), so the
-cluster's real ``postgres://127.0.0.1:<port>`` meets them as it is.
+The expected files leave the JDBC datasets' namespace out. The suite's
+listener names its container's host with a hostList resolver,
+``postgres-prod`` for ``localhost``; the scenarios here list the cluster's
+real host too, so their datasets are ``postgres://postgres-prod:<port>`` as
+the suite's are.
 """
 
 from __future__ import annotations
@@ -57,6 +59,10 @@ class _Database:
         return {"url": self.jdbc_url, "user": self.user, "password": "test", "driver": "org.postgresql.Driver", **extra}
 
 
+_RESOLVER = "spark.openlineage.dataset.namespaceResolvers.postgres-prod"
+_CONF = {f"{_RESOLVER}.type": "hostList", f"{_RESOLVER}.hosts": "[localhost;postgres-other-host;127.0.0.1]"}
+
+
 def _iceberg_source(spark: Any, number: int, rows: list[tuple[int, str]]) -> None:
     from pyspark.sql.types import IntegerType, StringType, StructField, StructType
 
@@ -98,6 +104,7 @@ JDBC_SCENARIOS: tuple[Scenario, ...] = (
         "/tmp/iceberg",
         ("columnLineageJDBCStart", "columnLineageJDBCComplete"),
         jdbc_column_lineage,
+        conf=_CONF,
         session="iceberg",
     ),
     Scenario(
@@ -107,6 +114,7 @@ JDBC_SCENARIOS: tuple[Scenario, ...] = (
         "/tmp/iceberg",
         ("columnLineageSingleInputComplete",),
         jdbc_single_input,
+        conf=_CONF,
         session="iceberg",
     ),
 )
