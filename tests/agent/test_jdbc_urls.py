@@ -15,6 +15,10 @@ FORMS = [
     ("jdbc:postgresql:sales", {}, "s.t", "postgres://localhost:5432", "sales.s.t"),
     ("jdbc:postgresql://h1:5432,h2/sales", {}, "s.t", "postgres://h1:5432,h2:5432", "sales.s.t"),
     ("jdbc:postgresql://[::1]:5740/accounting", {}, "s.t", "postgres://[::1]:5740", "accounting.s.t"),
+    # a currentSchema naming one schema is where unqualified tables are
+    ("jdbc:postgresql://pg/sales?currentSchema=raw", {}, "orders", "postgres://pg:5432", "sales.raw.orders"),
+    ("jdbc:postgresql://pg/sales", {"currentSchema": "raw"}, "orders", "postgres://pg:5432", "sales.raw.orders"),
+    ("jdbc:postgresql://pg/sales?currentSchema=raw,public", {}, "orders", "postgres://pg:5432", "sales.orders"),
     # MySQL: mysql://host:port (3306), database.table; a qualified table names its database
     ("jdbc:mysql://mysql.example.com/shop", {}, "orders", "mysql://mysql.example.com:3306", "shop.orders"),
     ("jdbc:mysql://mysql.example.com:3307/shop", {}, "archive.orders", "mysql://mysql.example.com:3307", "archive.orders"),
@@ -48,7 +52,8 @@ FORMS = [
         "SALES.HR.EMP",
     ),
     # DB2: db2://host:port (50000), database.schema.table
-    ("jdbc:db2://db2.example.com:50001/SAMPLE:currentSchema=APP;", {}, "APP.T", "db2://db2.example.com:50001", "SAMPLE.APP.T"),
+    ("jdbc:db2://db2.example.com:50001/SAMPLE:currentSchema=APP;", {}, "T", "db2://db2.example.com:50001", "SAMPLE.APP.T"),
+    ("jdbc:db2://db2.example.com:50001/SAMPLE:user=u;", {}, "APP.T", "db2://db2.example.com:50001", "SAMPLE.APP.T"),
     ("jdbc:db2://db2.example.com/SAMPLE", {}, "APP.T", "db2://db2.example.com:50000", "SAMPLE.APP.T"),
     # Teradata: teradata://host:port (1025), database.table
     ("jdbc:teradata://td.example.com/DATABASE=sales,DBS_PORT=1026,TMODE=ANSI", {}, "orders", "teradata://td.example.com:1026", "sales.orders"),

@@ -53,6 +53,7 @@ NAMING_OPTIONS = frozenset(
         "instancename",
         "db",
         "schema",
+        "currentschema",
         "catalog",
         "projectid",
         "defaultdataset",

@@ -41,6 +41,9 @@ table ``t`` read from database ``db`` is ``db.t``, not ``db.public.t`` — which
 schema a bare name resolves to depends on the session's ``search_path``, which
 the agent cannot see; the OpenLineage Spark and Flink integrations name such
 tables the same way, so their events and headwater's meet on the same dataset.
+Where the connection names the one schema bare names resolve to (PostgreSQL's
+and DB2's ``currentSchema``, Snowflake's ``schema``, a Trino URL's), that
+schema fills the level.
 
 Credentials never reach a namespace: user information, ``user=`` and
 ``password=`` parameters and whole query strings are left out; the namespace
@@ -51,7 +54,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import parse_qsl
 
 __all__ = ["JdbcLocation", "jdbc_location"]
@@ -172,12 +175,34 @@ def _url_shaped(
 # -- one parser per database ----------------------------------------------------------
 
 
+def _current_schema(params: Mapping[str, str]) -> str | None:
+    """A ``currentSchema`` that names one schema: where unqualified tables are."""
+    schema = params.get("currentschema", "").strip()
+    return schema if schema and "," not in schema else None
+
+
 def _postgres(rest: str, props: dict[str, str]) -> JdbcLocation | None:
+    query = {k.lower(): v for k, v in parse_qsl(rest.split("?", 1)[1] if "?" in rest else "")}
+    schema = _current_schema({**props, **query})
     # jdbc:postgresql:db and jdbc:postgresql:/ mean localhost:5432.
     if "://" not in rest:
         database = rest.split(":", 1)[1].split("?", 1)[0].strip("/") if ":" in rest else ""
-        return JdbcLocation("postgres://localhost:5432", _defaults(database), 3, "postgres")
-    return _url_shaped(rest, "postgres", "5432", 3, "postgres")
+        return JdbcLocation("postgres://localhost:5432", _defaults(database, schema), 3, "postgres")
+    found = _url_shaped(rest, "postgres", "5432", 3, "postgres")
+    if found is None or not found.defaults:
+        return found
+    return replace(found, defaults=_defaults(found.defaults[0], schema))
+
+
+def _db2(rest: str, props: dict[str, str]) -> JdbcLocation | None:
+    """``db2://host:port/database[:currentSchema=S;k=v;]``."""
+    found = _url_shaped(rest, "db2", "50000", 3, None)
+    match = _AUTHORITY.match(rest)
+    if found is None or not found.defaults or match is None:
+        return found
+    _, _, path_params = match["path"].partition(":")
+    schema = _current_schema({**props, **_params(path_params + match["params"], ";")})
+    return replace(found, defaults=_defaults(found.defaults[0], schema))
 
 
 def _mysql_like(scheme: str) -> Parser:
@@ -400,7 +425,7 @@ _PARSERS: tuple[tuple[frozenset[str], Parser], ...] = (
     (frozenset({"mariadb"}), _mysql_like("mariadb")),
     (frozenset({"sqlserver", "jtds"}), _sqlserver),
     (frozenset({"oracle"}), _oracle),
-    (frozenset({"db2"}), _with_default_port("db2", "50000", 3, None)),
+    (frozenset({"db2"}), _db2),
     (frozenset({"teradata"}), _teradata),
     (frozenset({"redshift"}), _redshift),
     (frozenset({"snowflake"}), _snowflake),
