@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from headwater.agent.expressions import expr_sql, node_description
-from headwater.agent.plan import Expr, PlanNode
+from headwater.agent.plan import Expr, PlanNode, parse_exprs
 
 __all__ = ["DerivedLeaf", "Transformation", "column_lineage", "compose", "node_output"]
 
@@ -240,6 +240,8 @@ def _build_graph(root: PlanNode) -> _Graph:
                     graph.add(target, source, Transformation("DIRECT", "IDENTITY"))
         if node.cls == "MergeRows":
             _merge_rows_edges(graph, node)
+        elif node.cls == "Expand":
+            _expand_edges(graph, node)
         cached = node.inner.get("cached")
         if cached is not None:
             for target, source in zip(_ids(node.output()), node_output(cached), strict=False):
@@ -252,6 +254,16 @@ def _build_graph(root: PlanNode) -> _Graph:
 _MERGE_INSTRUCTIONS = ("matchedInstructions", "notMatchedInstructions", "notMatchedBySourceInstructions")
 
 
+def _positional_edges(graph: _Graph, outputs: Sequence[int], values: Sequence[Expr | None]) -> None:
+    """Edges from each output column to what the value in its position reads."""
+    for target, value in zip(outputs, values, strict=False):
+        if value is None:
+            continue
+        kind = _direct_kind(value)
+        for source in _value_ids(value):
+            graph.add(target, source, kind)
+
+
 def _merge_rows_edges(graph: _Graph, node: PlanNode) -> None:
     """Edges for the rows a MERGE writes: each instruction gives, for every output
     column, the expression (a child of the instruction, by position) whose value it
@@ -262,15 +274,18 @@ def _merge_rows_edges(graph: _Graph, node: PlanNode) -> None:
         for instruction in node.exprs(name):
             for key in ("output", "otherOutput"):
                 positions = instruction.fields.get(key)
-                if not isinstance(positions, list):
-                    continue
-                for target, position in zip(outputs, positions, strict=False):
-                    if not isinstance(position, int) or position >= len(instruction.children):
-                        continue
-                    value = instruction.children[position]
-                    kind = _direct_kind(value)
-                    for source in _value_ids(value):
-                        graph.add(target, source, kind)
+                if isinstance(positions, list):
+                    children = instruction.children
+                    values = [children[p] if isinstance(p, int) and p < len(children) else None for p in positions]
+                    _positional_edges(graph, outputs, values)
+
+
+def _expand_edges(graph: _Graph, node: PlanNode) -> None:
+    """Edges for ``Expand`` (an UPDATE's delete and insert rows, grouping sets): each
+    projection gives a value for every output column."""
+    outputs = _ids(node.exprs("output"))
+    for projection in node.fields.get("projections") or []:
+        _positional_edges(graph, outputs, parse_exprs(projection))
 
 
 def _refs(exprs: Sequence[Expr]) -> set[int]:

@@ -42,6 +42,7 @@ from headwater.agent.py4j.chains import JvmChain, chained
 from headwater.agent.py4j.proxies import proxy_scope
 from headwater.agent.sources.ddl import DDL_COMMANDS, table_idents
 from headwater.agent.sources.dsv2 import CAPTURE_AT_ONCE as V2_CAPTURE_AT_ONCE
+from headwater.agent.sources.dsv2 import NESTED_WRITE
 
 __all__ = ["ActionListener", "CAPTURE_AT_ONCE", "CaptureWorker", "LogOnce", "PendingAction"]
 
@@ -273,6 +274,8 @@ class ActionListener:
         plan = capture_plan(
             jplan, optimize=self._optimize, relations=self._relations, relation_hashes=self._relation_hashes
         )
+        if plan.facts_for(plan.tree).get(NESTED_WRITE):
+            return None  # the write of a CTAS/RTAS, reported as that command
         tables: dict[str, dict[str, Any]] = {}
         resolved = None
         if plan.tree.cls == "DropTable" and plan.tree.children:

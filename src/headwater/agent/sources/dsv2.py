@@ -7,7 +7,9 @@ The plan JSON leaves a v2 relation's ``table``, ``catalog`` and ``identifier``
 properties, the catalog's name and the identifier, then hand the ``Table`` to
 its format's look-up (``SourceFamily.v2_table_lookups``, keyed by the table's
 short class name), which may return ``location``, ``version``,
-``storage_layer``, ``file_format``, ``catalog_type`` and ``warehouse``.
+``storage_layer``, ``file_format``, ``catalog_type`` and ``warehouse`` — and
+``previous_version``, the version before the newest: a write is captured
+after it ran, so its reads of the table it wrote (a MERGE's target) saw that one.
 
 A table is a dataset at its location, with ``symlinks`` naming it by its
 catalog identifier. Writes and DDL are captured on the listener thread
@@ -36,6 +38,7 @@ from headwater.agent.sources.jvm_common import option
 __all__ = [
     "CAPTURE_AT_ONCE",
     "FAMILY",
+    "NESTED_WRITE",
     "dropped_table_facts",
     "is_v2_drop",
     "table_facts",
@@ -82,6 +85,10 @@ _TABLE_ALTERS = frozenset(
 CAPTURE_AT_ONCE = frozenset(_TABLE_WRITES) | frozenset(_TABLE_CREATES) | _TABLE_ALTERS
 
 _SESSION_CATALOG = "V2SessionCatalog"
+
+#: Fact of a write into a staged table: the write an atomic CTAS/RTAS runs as a
+#: query of its own, which the listener hears of before the command itself.
+NESTED_WRITE = "nested_write"
 
 
 # -- look-ups (py4j) -----------------------------------------------------------------------
@@ -179,6 +186,8 @@ def _scan_relation_facts(node: Any) -> dict[str, Any]:
 def _table_write_facts(node: Any) -> dict[str, Any]:
     field = _TABLE_WRITES[short_class(str(node.getClass().getName()))][0]
     facts = v2_relation_facts(getattr(node, field)())
+    if short_class(str(facts.get("table_class", ""))).startswith("Staged"):
+        facts[NESTED_WRITE] = True
     if "options" in facts:
         try:
             facts["options"].update(_string_map(node.writeOptions()))
@@ -311,6 +320,14 @@ def read_v2_relation(node: PlanNode, ctx: VisitContext) -> list[CapturedDataset]
         attributes={a.expr_id: a.name or "" for a in attributes if a.expr_id is not None},
     )
     _decorate(ds, facts, ctx)
+    written = ctx.facts(ctx.tree)
+    if (
+        ctx.tree.cls in _TABLE_WRITES
+        and facts.get("previous_version") is not None
+        and _location(written) == _location(facts)
+        and facts.get("version") == written.get("version")
+    ):
+        ds.version = str(facts["previous_version"])
     return [ds]
 
 

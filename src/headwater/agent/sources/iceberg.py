@@ -42,6 +42,10 @@ def iceberg_table_facts(jtable: Any) -> dict[str, Any]:
         current = table.currentSnapshot()
         if current is not None:
             facts["version"] = str(current.snapshotId())
+            parent = current.parentId()
+            if parent is not None:
+                # What a write's own read of its table saw (see dsv2.read_v2_relation).
+                facts["previous_version"] = str(parent)
     properties = table.properties()
     facts["file_format"] = str(properties.get("write.format.default") or "parquet").lower()
     try:
