@@ -64,7 +64,8 @@ class Agent:
         from headwater.agent.listener import ActionListener, CaptureWorker, LogOnce
         from headwater.agent.py4j.connection import ConnectionTuner
         from headwater.agent.run_model import RunModel
-        from headwater.agent.session import session_context, spark_properties
+        from headwater.agent.session import application_details, session_context, spark_properties
+        from headwater.agent.source_code import source_code_location
 
         self.config = config
         self.emitter = emitter
@@ -72,7 +73,15 @@ class Agent:
         self._log_once = LogOnce()
         self._context = session_context(spark)
         captured = spark_properties(spark, getattr(config, "captured_properties", ()) or ())
-        self.model = RunModel(config, spark.sparkContext.appName, spark.version, __version__, captured)
+        self.model = RunModel(
+            config,
+            spark.sparkContext.appName,
+            spark.version,
+            __version__,
+            captured,
+            application_details=application_details(spark),
+            source_code=source_code_location(getattr(config, "source_code", None)),
+        )
         self._worker = CaptureWorker(self._handle, self._log_once)
         metrics = getattr(emitter, "metrics", None)
         record = getattr(metrics, "record_capture", None)

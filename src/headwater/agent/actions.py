@@ -161,7 +161,7 @@ def action_events(
             "outputs": outs,
         }
 
-    start = event("START", capture.start_time or capture.end_time, {}, with_stats=False)
+    start = event("START", capture.start_time or capture.end_time, model.start_run_facets(), with_stats=False)
     events = [start]
     if "numOutputRows" in capture.executed:
         # The action ran Spark jobs that wrote data: the listener reports RUNNING

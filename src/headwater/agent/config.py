@@ -109,6 +109,9 @@ SPARK_CONF_KEYS: tuple[str, ...] = (
     "spark.headwater.circuitBreaker.resetSeconds",
     "spark.headwater.spool.enabled",
     "spark.headwater.spool.dir",
+    "spark.headwater.sourceCode.url",
+    "spark.headwater.sourceCode.version",
+    "spark.headwater.sourceCode.path",
 )
 
 #: Every environment variable the parser reads.
@@ -135,6 +138,9 @@ ENV_VARS: tuple[str, ...] = (
     "HEADWATER_SPOOL_ENABLED",
     "HEADWATER_SPOOL_DIR",
     "HEADWATER_CAPTURE_READ_ONLY_ACTIONS",
+    "HEADWATER_SOURCE_CODE_URL",
+    "HEADWATER_SOURCE_CODE_VERSION",
+    "HEADWATER_SOURCE_CODE_PATH",
 )
 
 _DEFAULT_CAPTURED_PROPERTIES: tuple[str, ...] = ("spark.master", "spark.app.name")
@@ -389,6 +395,8 @@ class AgentConfig:
     run_tags: tuple[Tag, ...] = ()
     transport: Mapping[str, Any] = field(default_factory=lambda: {"type": "console"})
     delivery: DeliveryConfig = field(default_factory=DeliveryConfig)
+    #: Configured ``url`` / ``version`` / ``path`` of the job's code (``sourceCodeLocation``).
+    source_code: Mapping[str, str] = field(default_factory=dict)
 
     def facet_enabled(self, name: str) -> bool:
         """Whether facet ``name`` (as the listener names it) should be emitted."""
@@ -458,6 +466,11 @@ class AgentConfig:
             conf("columnLineage.schemaSizeLimit"), 1_000, _OL + "columnLineage.schemaSizeLimit", minimum=0
         )
         captured = conf("capturedProperties")
+        source_code = {
+            part: value
+            for part in ("url", "version", "path")
+            if (value := spark_conf.get(f"{_HW}sourceCode.{part}") or env.get(f"HEADWATER_SOURCE_CODE_{part.upper()}"))
+        }
 
         return cls(
             disabled=disabled,
@@ -503,4 +516,5 @@ class AgentConfig:
             run_tags=parse_tags(conf("run.tags")),
             transport=resolve_transport(spark_conf, env),
             delivery=_delivery(spark_conf, env),
+            source_code=source_code,
         )

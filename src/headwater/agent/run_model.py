@@ -9,7 +9,10 @@
   parent, or the application run itself).
 * Every run carries the ``spark_properties`` facet: the Spark properties named
   by ``spark.openlineage.capturedProperties`` that are set, as the listener
-  reports them.
+  reports them, and ``environment-properties`` (empty off Databricks, as the
+  listener's); every START also carries ``spark_applicationDetails``.
+* Every job carries ``sourceCodeLocation`` when the code's location is known
+  (see :mod:`headwater.agent.source_code`).
 * Action job names are ``{app}.{node}.{output}`` as the listener forms them:
   the normalised application name, the normalised name of the executed plan's
   root node (``execute_insert_into_hadoop_fs_relation_command``), and the last
@@ -71,8 +74,12 @@ class RunModel:
         spark_version: str,
         adapter_version: str,
         spark_properties: Mapping[str, str] | None = None,
+        application_details: Mapping[str, str] | None = None,
+        source_code: Mapping[str, str] | None = None,
     ) -> None:
-        """``spark_properties`` are the session's values of the captured properties."""
+        """``spark_properties`` are the session's values of the captured properties;
+        ``application_details`` the ``spark_applicationDetails`` fields; ``source_code``
+        the ``sourceCodeLocation`` fields."""
         self.config = config
         self.namespace: str = config.namespace
         self.app_name = naming.normalize_job_name(config.app_name or spark_app_name or "spark")
@@ -84,6 +91,8 @@ class RunModel:
         self.spark_properties = {
             key: str(spark_properties[key]) for key in captured if key in (spark_properties or {})
         }
+        self.application_details = dict(application_details or {})
+        self.source_code = dict(source_code or {})
         self._parent = _ref(
             config.parent_job_namespace, config.parent_job_name, config.parent_run_id
         )
@@ -139,6 +148,18 @@ class RunModel:
         facets.update(self._engine_facets())
         return facets
 
+    def start_run_facets(self) -> dict[str, Any]:
+        """Facets a run's START carries besides the others: the application's details."""
+        if not self.application_details or not self.enabled("spark_applicationDetails"):
+            return {}
+        return {
+            "spark_applicationDetails": {
+                "_producer": F.PRODUCER,
+                "_schemaURL": RUN_FACET_SCHEMA,
+                **self.application_details,
+            }
+        }
+
     def _engine_facets(self) -> dict[str, Any]:
         facets: dict[str, Any] = {}
         if self.enabled("processing_engine"):
@@ -150,6 +171,12 @@ class RunModel:
                 "_producer": F.PRODUCER,
                 "_schemaURL": RUN_FACET_SCHEMA,
                 "properties": dict(self.spark_properties),
+            }
+        if self.enabled("environment-properties"):
+            facets["environment-properties"] = {
+                "_producer": F.PRODUCER,
+                "_schemaURL": RUN_FACET_SCHEMA,
+                "environment-properties": {},
             }
         # spark.openlineage.run.tags, when the configuration carries them as
         # (key, value, source) triples.
@@ -167,6 +194,8 @@ class RunModel:
             facets["tags"] = F.tags_facet("tags_job", job_tags)
         if sql and self.enabled("sql"):
             facets["sql"] = F.sql_facet(sql)
+        if self.source_code and self.enabled("sourceCodeLocation"):
+            facets["sourceCodeLocation"] = F.source_code_location_facet(self.source_code)
         return facets
 
     # -- application events ------------------------------------------------------------
@@ -176,6 +205,8 @@ class RunModel:
     ) -> dict[str, Any]:
         """START / COMPLETE / FAIL of the application run."""
         run_facets = self.application_run_facets()
+        if event_type == "START":
+            run_facets.update(self.start_run_facets())
         if error is not None and self.enabled("errorMessage"):
             run_facets["errorMessage"] = F.error_message_facet(error[0], error[1])
         return {

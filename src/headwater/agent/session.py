@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from headwater.agent.py4j.handles import java_context
 
-__all__ = ["metastore_namespace", "session_context", "spark_properties"]
+__all__ = ["application_details", "metastore_namespace", "session_context", "spark_properties"]
 
 logger = logging.getLogger(__name__)
 
@@ -83,3 +83,30 @@ def spark_properties(spark: Any, keys: Any) -> dict[str, str]:
         if value is not None:
             values[key] = str(value)
     return values
+
+
+def application_details(spark: Any) -> dict[str, str]:
+    """The Spark application as the listener's ``spark_applicationDetails`` facet names
+    it: master, name, id, deploy mode, driver host, user, and the UI's URLs when set."""
+    context = spark.sparkContext
+    conf = context.getConf()
+    details: dict[str, str] = {}
+    for field, read in (
+        ("master", lambda: context.master),
+        ("appName", lambda: context.appName),
+        ("applicationId", lambda: context.applicationId),
+        ("deployMode", lambda: conf.get("spark.submit.deployMode", "client")),
+        ("driverHost", lambda: conf.get("spark.driver.host", None)),
+        ("userName", lambda: context.sparkUser()),
+        ("uiWebUrl", lambda: context.uiWebUrl),
+        ("proxyUrl", lambda: conf.get("spark.ui.proxyBase", None)),
+        ("historyUrl", lambda: conf.get("spark.yarn.historyServer.address", None)),
+    ):
+        try:
+            value = read()
+        except Exception:
+            logger.debug("application detail %s not readable", field, exc_info=True)
+            continue
+        if value:
+            details[field] = str(value)
+    return details

@@ -27,6 +27,7 @@ __all__ = [
     "parent_facet",
     "processing_engine_facet",
     "schema_facet",
+    "source_code_location_facet",
     "sql_facet",
     "storage_facet",
     "symlinks_facet",
@@ -55,6 +56,7 @@ FACET_SCHEMA_URLS: Mapping[str, str] = {
         f"{_BASE}/1-1-1/ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet"
     ),
     "schema": f"{_BASE}/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
+    "sourceCodeLocation": f"{_BASE}/1-1-0/SourceCodeLocationJobFacet.json#/$defs/SourceCodeLocationJobFacet",
     "sql": f"{_BASE}/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet",
     "storage": f"{_BASE}/1-0-1/StorageDatasetFacet.json#/$defs/StorageDatasetFacet",
     "symlinks": f"{_BASE}/1-0-1/SymlinksDatasetFacet.json#/$defs/SymlinksDatasetFacet",
@@ -194,6 +196,12 @@ def job_type_facet(job_type: str, processing_type: str = "BATCH") -> dict[str, A
         "jobType",
         {"processingType": processing_type, "integration": "SPARK", "jobType": job_type},
     )
+
+
+def source_code_location_facet(location: Mapping[str, str]) -> dict[str, Any]:
+    """The ``sourceCodeLocation`` job facet: ``type`` and ``url``, and where known ``repoUrl``,
+    ``path``, ``version`` (a commit), ``branch`` and ``tag``."""
+    return facet("sourceCodeLocation", dict(location))
 
 
 def sql_facet(query: str) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from typing import Any
 
 from headwater import naming
@@ -68,13 +69,20 @@ def insert_fs_facts(node: Any) -> dict[str, Any]:
     return facts
 
 
+#: Option keys whose values are secrets (a JDBC password, a Kafka JAAS config, a cloud
+#: key): never kept, so no event, log line or recorded fixture can carry them.
+_SECRET_OPTION = re.compile(r"password|secret|token|credential|jaas|private.?key|access.?key", re.IGNORECASE)
+
+
 def save_into_data_source_facts(node: Any) -> dict[str, Any]:
-    """Options, mode and data-source class of a ``SaveIntoDataSourceCommand`` (every
-    family's saves dispatch on the class; see :mod:`.registry`)."""
+    """Options (secrets left out), mode and data-source class of a
+    ``SaveIntoDataSourceCommand`` (every family's saves dispatch on the class; see
+    :mod:`.registry`)."""
     options = node.options()
-    keys = options.keys().toSeq()
+    seq = options.keys().toSeq()
+    keys = [str(seq.apply(i)) for i in range(seq.size())]
     return {
-        "options": {str(keys.apply(i)): str(options.apply(keys.apply(i))) for i in range(keys.size())},
+        "options": {key: str(options.apply(key)) for key in keys if not _SECRET_OPTION.search(key)},
         "mode": str(node.mode().toString()),
         "data_source": str(node.dataSource().getClass().getName()),
         **query_schema(node),
