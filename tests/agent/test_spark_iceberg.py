@@ -245,3 +245,16 @@ def test_alter_and_drop_report_the_table(ice, lineage):
     assert (dropped["namespace"], dropped["name"]) == ("file", _location("ddl"))
     assert _lifecycle(dropped) == "DROP"
     assert dropped["facets"]["symlinks"]["identifiers"][0]["name"] == "hw.ddl"
+
+
+def test_dataframe_made_from_the_rdd_of_a_table_reads_the_table(ice, lineage):
+    _source(ice)
+    ice.sql(f"CREATE TABLE {NAMESPACE}.tgt (id long, v string) USING iceberg")
+    rows = ice.table(f"{NAMESPACE}.src").rdd.map(lambda row: (row.id * 10, row.v))
+    ice.createDataFrame(rows, "id long, v string").writeTo(f"{NAMESPACE}.tgt").append()
+    event = _complete(lineage.action_events(), ".append_data.ice_hw_tgt")
+    source = _inputs(event)["src"]
+    _assert_table(source, "src")
+    assert _columns(source) == [("id", "long"), ("v", "string")]
+    assert _version(source) == _snapshots(ice, "src")[-1]
+    _assert_table(_output(event), "tgt")

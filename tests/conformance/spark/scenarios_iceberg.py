@@ -71,6 +71,20 @@ def replace_table_as_select(spark: Any) -> None:
     spark.sql("REPLACE TABLE tbl_replace USING iceberg AS SELECT * FROM source")
 
 
+def append_with_rdd_processing(spark: Any) -> None:
+    _table(spark, "source_table", "a long", "(1), (2)")
+    _table(spark, "target_table", "a long")
+    rows = spark.table("source_table").rdd.map(lambda row: (row.a * 10,))
+    spark.createDataFrame(rows, "a long").writeTo("target_table").append()
+
+
+def append_with_rdd_transformations(spark: Any) -> None:
+    _table(spark, "src_table", "a long, b long", "(1, 2), (3, 4)")
+    _table(spark, "resulting_table", "c string")
+    rows = spark.table("src_table").rdd.filter(lambda row: row.a > 1).map(lambda row: (f"{row.a}-{row.b}",))
+    spark.createDataFrame(rows, "c string").writeTo("resulting_table").append()
+
+
 def _row_level(table: str, properties: str, statement: str) -> Any:
     def job(spark: Any) -> None:
         # One data file, so the DELETE rewrites rows (a file of its rows alone
@@ -151,4 +165,10 @@ ICEBERG_SCENARIOS: tuple[Scenario, ...] = (
     _scenario("iceberg alter table", _events("AlterTable"), alter_table),
     _scenario("iceberg drop table", _events("DropTable"), drop_table),
     _scenario("iceberg table version", ("pysparkWriteIcebergTableVersionEnd",), table_version),
+    _scenario("iceberg append with rdd processing", _events("AppendWithRDDProcessing"), append_with_rdd_processing),
+    _scenario(
+        "iceberg append with rdd transformations",
+        _events("AppendWithRDDTransformations"),
+        append_with_rdd_transformations,
+    ),
 )

@@ -41,6 +41,8 @@ __all__ = [
     "NESTED_WRITE",
     "dropped_table_facts",
     "is_v2_drop",
+    "rdd_scan_datasets",
+    "rdd_scan_tables",
     "table_facts",
     "v2_relation_facts",
     "write_drop",
@@ -240,6 +242,43 @@ def dropped_table_facts(node: Any) -> dict[str, Any]:
     return facts
 
 
+#: RDDs walked to find the DSv2 scans under a DataFrame made from an RDD.
+_MAX_RDDS = 200
+
+
+def rdd_scan_tables(rdd: Any) -> list[dict[str, Any]]:
+    """Facts of the DSv2 tables an RDD's lineage scans (``df.rdd`` of a table read,
+    mapped and made a DataFrame again): each ``DataSourceRDD``'s input partitions,
+    asked by their class through ``v2_table_lookups`` (an Iceberg partition knows its
+    table)."""
+    from headwater.agent.sources.registry import V2_TABLE_LOOKUPS
+
+    found: list[dict[str, Any]] = []
+    seen: set[int] = set()
+    stack = [rdd]
+    while stack and len(seen) < _MAX_RDDS:
+        current = stack.pop()
+        ident = int(current.id())
+        if ident in seen:
+            continue
+        seen.add(ident)
+        if str(current.getClass().getName()).endswith(".DataSourceRDD"):
+            partitions = current.partitions()
+            if len(partitions):
+                inputs = partitions[0].inputPartitions()
+                if int(inputs.size()):
+                    partition = inputs.head()
+                    lookup = V2_TABLE_LOOKUPS.get(short_class(str(partition.getClass().getName())))
+                    if lookup is not None:
+                        facts = dict(lookup(partition))
+                        if facts not in found:
+                            found.append(facts)
+        dependencies = current.dependencies()
+        for index in range(int(dependencies.size())):
+            stack.append(dependencies.apply(index).rdd())
+    return found
+
+
 # -- visitors (plain data) -----------------------------------------------------------------
 
 
@@ -329,6 +368,20 @@ def read_v2_relation(node: PlanNode, ctx: VisitContext) -> list[CapturedDataset]
     ):
         ds.version = str(facts["previous_version"])
     return [ds]
+
+
+def rdd_scan_datasets(tables: list[Any], ctx: VisitContext) -> list[CapturedDataset]:
+    """The tables :func:`rdd_scan_tables` found, with the schema each table has
+    (the RDD's own columns are not theirs)."""
+    datasets = []
+    for facts in tables:
+        named = _named(facts, ctx)
+        if named is None:
+            continue
+        ds = CapturedDataset(*named, fields=schema_from_struct(facts.get("schema")))
+        _decorate(ds, facts, ctx)
+        datasets.append(ds)
+    return datasets
 
 
 def _relation_in(root: PlanNode, field: str) -> PlanNode | None:

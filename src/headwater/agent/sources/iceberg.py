@@ -10,11 +10,12 @@ layer and file format, and the catalog's type and warehouse.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from headwater.agent.sources.family import SourceFamily
 
-__all__ = ["FAMILY", "iceberg_table_facts"]
+__all__ = ["FAMILY", "iceberg_table_facts", "input_partition_facts", "spark_struct"]
 
 logger = logging.getLogger(__name__)
 
@@ -33,9 +34,67 @@ _CATALOG_TYPES = {
 
 def iceberg_table_facts(jtable: Any) -> dict[str, Any]:
     """Location, snapshot, storage and catalog facts of an Iceberg ``SparkTable``."""
-    table = jtable.table()  # org.apache.iceberg.Table
+    return _table_facts(jtable.table(), jtable.snapshotId())  # snapshotId: set by time travel
+
+
+def input_partition_facts(partition: Any) -> dict[str, Any]:
+    """The table a ``SparkInputPartition`` of a scan reads, named as the DSv2 family
+    names a relation's (``catalog.namespace.table``; its schema as Spark types)."""
+    table = partition.table()
+    facts = _table_facts(table, None)
+    parts = str(table.name()).split(".")
+    if len(parts) >= 3:
+        facts["catalog"], facts["namespace"], facts["name"] = parts[0], parts[1:-1], parts[-1]
+    elif len(parts) == 2:
+        facts["namespace"], facts["name"] = parts[:1], parts[1]
+    facts["schema"] = spark_struct(str(table.schema().toString()))
+    return facts
+
+
+#: Iceberg primitive type -> Spark type name.
+_SPARK_TYPES = {
+    "boolean": "boolean",
+    "int": "integer",
+    "long": "long",
+    "float": "float",
+    "double": "double",
+    "date": "date",
+    "time": "long",
+    "timestamp": "timestamp_ntz",
+    "timestamptz": "timestamp",
+    "string": "string",
+    "uuid": "string",
+    "binary": "binary",
+}
+#: A top-level column of ``Schema.toString()``: ``  1: a: optional long``.
+_COLUMN = re.compile(r"^  \d+: (?P<name>[^:]+): (?:optional|required) (?P<type>.+?)(?: \(.*\))?$")
+
+
+def _spark_type(iceberg_type: str) -> str:
+    if iceberg_type.startswith("decimal"):
+        return iceberg_type.replace(" ", "")
+    if iceberg_type.startswith("fixed"):
+        return "binary"
+    for prefix, spark in (("struct", "struct"), ("list", "array"), ("map", "map")):
+        if iceberg_type.startswith(prefix):
+            return spark
+    return _SPARK_TYPES.get(iceberg_type, iceberg_type)
+
+
+def spark_struct(schema_text: str) -> dict[str, Any]:
+    """A Spark ``StructType`` JSON of the top-level columns of an Iceberg schema's text
+    (nested types by kind only)."""
+    fields = []
+    for line in schema_text.splitlines():
+        match = _COLUMN.match(line)
+        if match:
+            fields.append({"name": match["name"], "type": _spark_type(match["type"].strip())})
+    return {"type": "struct", "fields": fields}
+
+
+def _table_facts(table: Any, pinned: Any) -> dict[str, Any]:
+    """Facts of an ``org.apache.iceberg.Table``; ``pinned`` is a time-travel snapshot id."""
     facts: dict[str, Any] = {"storage_layer": "iceberg", "location": str(table.location())}
-    pinned = jtable.snapshotId()  # set for a time-travel read, else null
     if pinned is not None:
         facts["version"] = str(pinned)
     else:
@@ -67,5 +126,10 @@ def iceberg_table_facts(jtable: Any) -> dict[str, Any]:
 
 FAMILY = SourceFamily(
     name="iceberg",
-    v2_table_lookups={"SparkTable": iceberg_table_facts, "StagedSparkTable": iceberg_table_facts},
+    v2_table_lookups={
+        "SparkTable": iceberg_table_facts,
+        "StagedSparkTable": iceberg_table_facts,
+        # The input partitions of a scan, met under a DataFrame made from an RDD.
+        "SparkInputPartition": input_partition_facts,
+    },
 )
