@@ -43,15 +43,7 @@ REPO = Path(__file__).resolve().parents[2]
 EXPECTED = REPO / ".." / "shared" / "conformance" / "openlineage-spark" / "expected"
 
 #: expected file -> why headwater's events do not match it (yet).
-KNOWN_GAPS: dict[str, str] = {
-    **dict.fromkeys(
-        ("columnLineageJDBCStart", "columnLineageJDBCComplete"),
-        "the JDBC side matches (test.jdbc_source1/2 with their schemas, test.test with its "
-        "lineage to j1 and j2); the Iceberg DSv2 reads of v2_source_1/2 (inputs, symlinks and "
-        "the k and value lineage through them) wait for the DSv2 family: both files match "
-        "with sources/dsv2.py as it stood uncommitted, so they leave this list with it",
-    ),
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 #: scenario -> the traceback of its job, when the job raised.
