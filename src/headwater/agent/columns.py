@@ -21,6 +21,12 @@ of them into one plan returning a struct, only the struct field the expression
 picks. Their plans are walked like the rest, so a subquery's own filters and
 groupings are INDIRECT dependencies too.
 
+Commands that write assigned values rather than a projection (a MERGE's
+clauses, an UPDATE's SET) are handed over as an :data:`ASSIGNMENTS` node,
+which no Spark plan holds: its ``output`` attributes are the written columns
+and ``assignments`` lists, per column, the value expressions written into it;
+each is an edge described by the value's own SQL text.
+
 The walk is iterative with a visited set, so diamond-shaped plans (self joins,
 unions) cost linear time.
 """
@@ -34,11 +40,13 @@ from typing import Any
 from headwater.agent.expressions import expr_sql, node_description
 from headwater.agent.plan import Expr, PlanNode, parse_exprs
 
-__all__ = ["DerivedLeaf", "Transformation", "column_lineage", "compose", "node_output"]
+__all__ = ["ASSIGNMENTS", "DerivedLeaf", "Transformation", "column_lineage", "compose", "node_output"]
 
 _MASKING_FUNCTIONS = frozenset({"Md5", "Sha1", "Sha2", "Murmur3Hash", "XxHash64", "Crc32"})
 _MASKING_AGGREGATES = frozenset({"Count", "ApproximateCountDistinct", "CountIf"})
 _CONDITIONALS = frozenset({"CaseWhen", "If", "Coalesce", "NullIf", "Nvl", "Nvl2"})
+#: The class of the node that writes assigned values (see the module doc).
+ASSIGNMENTS = "Assignments"
 _DIRECT_RANK = {"IDENTITY": 0, "TRANSFORMATION": 1, "AGGREGATION": 2}
 # Plan class -> (INDIRECT subtype, fields holding the columns it reads).
 _INDIRECT_FIELDS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -173,9 +181,11 @@ def _named_expression_edges(graph: _Graph, expr: Expr) -> None:
     """Edges for one Alias (a new column computed from others)."""
     if expr.cls != "Alias" or expr.expr_id is None or not expr.children:
         return
-    body = expr.children[0]
-    target = expr.expr_id
-    description = expr_sql(expr)
+    _value_edges(graph, expr.expr_id, expr.children[0], expr_sql(expr))
+
+
+def _value_edges(graph: _Graph, target: int, body: Expr, description: str) -> None:
+    """Edges from column ``target`` to what the expression ``body`` it takes reads."""
     kind = _direct_kind(body, description)
     conditional_ids: set[int] = set()
     value_ids: set[int] = set()
@@ -197,6 +207,10 @@ def _named_expression_edges(graph: _Graph, expr: Expr) -> None:
             cond, then, other = current.children
             conditional_ids |= _value_ids(cond)
             stack.extend([then, other])
+        elif current.cls in _CONDITIONALS:
+            # coalesce(a, b): which argument is taken depends on the others being null.
+            conditional_ids |= _refs(current.children)
+            stack.extend(current.children)
         elif current.cls == "AttributeReference":
             if current.expr_id is not None:
                 value_ids.add(current.expr_id)
@@ -216,6 +230,10 @@ def _build_graph(root: PlanNode) -> _Graph:
         for list_field in ("projectList", "aggregateExpressions", "windowExpressions"):
             for expr in node.exprs(list_field):
                 _named_expression_edges(graph, expr)
+        if node.cls == ASSIGNMENTS:
+            for target, values in zip(_ids(node.output()), node.fields.get("assignments", []), strict=False):
+                for value in parse_exprs(values):
+                    _value_edges(graph, target, value, expr_sql(value))
         if node.cls == "Generate":
             # explode(split(value)) AS word: each generated column is computed from
             # the columns the generator reads.

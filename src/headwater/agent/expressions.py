@@ -55,6 +55,8 @@ _JOIN_TYPES = {
     "Cross": "CROSS",
 }
 _PLAIN_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
+#: JSON type names whose SQL name differs (``DataType.sql``).
+_TYPE_SQL = {"long": "BIGINT", "integer": "INT", "short": "SMALLINT", "byte": "TINYINT"}
 
 
 def _quote(name: str) -> str:
@@ -110,8 +112,8 @@ def expr_sql(expr: Expr) -> str:
             return f"{name}(DISTINCT {rest}"
         return inner
     if cls == "Cast" and kids:
-        target = expr.fields.get("dataType")
-        return f"CAST({expr_sql(kids[0])} AS {str(target).upper()})"
+        target = str(expr.fields.get("dataType"))
+        return f"CAST({expr_sql(kids[0])} AS {_TYPE_SQL.get(target, target.upper())})"
     if cls == "SortOrder" and kids:
         direction = str(expr.fields.get("direction", {}).get("object", ""))
         nulls = str(expr.fields.get("nullOrdering", {}).get("object", ""))

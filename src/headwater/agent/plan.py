@@ -32,8 +32,9 @@ __all__ = [
 
 PathStep = tuple[str, Any]
 
-# Fields whose array value is a nested logical plan rather than expressions.
-_PLAN_FIELDS = frozenset({"query", "plan"})
+# Fields whose array value is a nested logical plan rather than expressions
+# (``source`` and ``target`` of Delta's MERGE command, which are not its children).
+_PLAN_FIELDS = frozenset({"query", "plan", "source", "target"})
 
 
 @lru_cache(maxsize=2048)

@@ -53,6 +53,12 @@ class SourceFamily:
     relation_reads: Mapping[str, ReadVisitor] = field(default_factory=dict)
     #: data-source class of a ``SaveIntoDataSourceCommand`` -> its outputs.
     save_writes: Mapping[str, WriteVisitor] = field(default_factory=dict)
+    #: data-source class of a ``SaveIntoDataSourceCommand`` -> look-up of the facts
+    #: its format adds on the command (a table version), besides options and mode.
+    save_lookups: Mapping[str, Lookup] = field(default_factory=dict)
+    #: ``provider`` of the catalog table a ``LogicalRelation`` reads -> look-up of
+    #: that format's facts (a table ``version``) on the relation node.
+    table_provider_lookups: Mapping[str, Lookup] = field(default_factory=dict)
     #: DSv2 ``Table`` class under a ``DataSourceV2Relation`` -> look-up of its
     #: format's own facts (a table version, a file format) on the table.
     v2_table_lookups: Mapping[str, Lookup] = field(default_factory=dict)

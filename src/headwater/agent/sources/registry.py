@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from headwater.agent.plan import PlanNode, short_class
-from headwater.agent.sources import ddl, dsv2, files, iceberg, jdbc, kafka, logical_rdds, tables
+from headwater.agent.sources import ddl, delta, dsv2, files, iceberg, jdbc, kafka, logical_rdds, tables
 from headwater.agent.sources.common import CapturedDataset, VisitContext, Visited
 from headwater.agent.sources.family import (
     Lookup,
@@ -46,6 +46,7 @@ FAMILIES: tuple[SourceFamily, ...] = (
     ddl.FAMILY,
     jdbc.FAMILY,
     logical_rdds.FAMILY,
+    delta.FAMILY,
     kafka.FAMILY,
     dsv2.FAMILY,
     iceberg.FAMILY,
@@ -67,6 +68,8 @@ _WRITES: Mapping[str, WriteVisitor] = _merged("writes")
 _RELATION_LOOKUPS: Mapping[str, Lookup] = _merged("relation_lookups")
 _RELATION_READS: Mapping[str, ReadVisitor] = _merged("relation_reads")
 _SAVE_WRITES: Mapping[str, WriteVisitor] = _merged("save_writes")
+_SAVE_LOOKUPS: Mapping[str, Lookup] = _merged("save_lookups")
+_TABLE_PROVIDER_LOOKUPS: Mapping[str, Lookup] = _merged("table_provider_lookups")
 #: DSv2 ``Table`` class -> its format's look-up (used by the DSv2 family).
 V2_TABLE_LOOKUPS: Mapping[str, Lookup] = _merged("v2_table_lookups")
 #: DSv2 ``Table`` class -> the datasets its relation's options name (used by the DSv2 family).
@@ -89,23 +92,51 @@ def base_relation_facts(relation: Any) -> dict[str, Any]:
 
 def relation_facts(node: Any, fields: Mapping[str, Any]) -> dict[str, Any]:
     """Facts of a ``LogicalRelation``: a catalog table's location, else its relation's."""
-    if isinstance(fields.get("catalogTable"), dict):
+    table = fields.get("catalogTable")
+    if isinstance(table, dict):
         found = tables.catalog_relation_facts(node)
         if found:
-            return found
+            return {**found, **_format_facts(_TABLE_PROVIDER_LOOKUPS, str(table.get("provider") or ""), node)}
     return base_relation_facts(node.relation())
+
+
+def _format_facts(lookups: Mapping[str, Lookup], key: str, node: Any) -> dict[str, Any]:
+    """A format's own facts on ``node`` (a version); none when its look-up fails, so
+    the facts found without it stay."""
+    lookup = lookups.get(key.lower()) or lookups.get(key)
+    if lookup is None:
+        return {}
+    try:
+        return dict(lookup(node))
+    except Exception:
+        logger.debug("format look-up failed for %s", key, exc_info=True)
+        return {}
+
+
+def save_facts(node: Any) -> dict[str, Any]:
+    """Facts of a ``SaveIntoDataSourceCommand``, with those its data source's format adds."""
+    facts = files.save_into_data_source_facts(node)
+    return {**facts, **_format_facts(_SAVE_LOOKUPS, short_class(str(facts.get("data_source", ""))), node)}
 
 
 #: Plan class -> the look-up that fills its facts. ``LogicalRelation`` is
 #: special: :func:`relation_facts` is called with the node's JSON fields too.
-NODE_LOOKUPS: Mapping[str, Any] = {**_merged("lookups"), "LogicalRelation": relation_facts}
+NODE_LOOKUPS: Mapping[str, Any] = {
+    **_merged("lookups"),
+    "LogicalRelation": relation_facts,
+    "SaveIntoDataSourceCommand": save_facts,
+}
 
 
 def read_datasets(node: PlanNode, ctx: VisitContext) -> list[CapturedDataset]:
     """The datasets one leaf node reads (empty for every other node)."""
     if node.cls == "LogicalRelation":
         if isinstance(node.fields.get("catalogTable"), dict) and ctx.facts(node).get("location"):
-            return tables.read_catalog_relation(node, ctx)
+            datasets = tables.read_catalog_relation(node, ctx)
+            version = ctx.facts(node).get("version")
+            for ds in datasets:
+                ds.version = str(version) if version is not None else ds.version
+            return datasets
         facts = ctx.facts(node)
         if "root_paths" in facts:
             return files.read_file_relation(node, ctx)

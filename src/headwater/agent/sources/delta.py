@@ -1,0 +1,394 @@
+"""Delta Lake tables: MERGE, UPDATE and DELETE, ``save(path)`` through Delta's data
+source, the version of Delta tables read, and Delta's facts for DSv2 writes.
+
+A Delta table is a dataset at its location (``symlinks`` name it when the
+session catalog holds it), with the ``version`` facet: the table version a
+write committed, or the version a read scanned. The commands name their table
+by a ``catalogTable`` (in the JSON) and a file index or ``DeltaLog`` (in the
+JVM); the look-ups here read the location and the versions from the JVM.
+
+The version a command committed is not kept in its plan. A command that read
+the table first (MERGE, UPDATE, DELETE, an append through DSv2) read it at a
+snapshot, so it committed that snapshot's version plus one — unless it changed
+nothing, when the table stays where it was. The newest version the session
+knows, read when the action is captured, tells those cases apart; a later write
+by the job may have moved it further, which the read snapshot bounds:
+``min(newest, read + 1)``. A ``save(path)`` reads nothing first, so it gets the
+newest version.
+
+MERGE and UPDATE write assigned values, not a projection: their column lineage
+comes from an ``Assignments`` node (see :mod:`headwater.agent.columns`) built
+from the clauses' actions (MERGE) or the SET expressions (UPDATE), each
+assignment's value traced through the source plan.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from headwater import naming
+from headwater.agent.columns import ASSIGNMENTS
+from headwater.agent.plan import Expr, PlanNode
+from headwater.agent.py4j.chains import JvmChain, chained
+from headwater.agent.sources.common import (
+    CapturedDataset,
+    VisitContext,
+    Visited,
+    catalog_table_ident,
+    schema_from_attributes,
+    schema_from_struct,
+)
+from headwater.agent.sources.family import SourceFamily
+from headwater.agent.sources.files import output_at, save_to_path
+from headwater.agent.sources.jvm_common import option, table_location
+
+__all__ = ["FAMILY", "STORAGE", "written_version"]
+
+logger = logging.getLogger(__name__)
+
+#: The ``storage`` facet of every Delta table: Delta stores its data as Parquet.
+STORAGE = ("delta", "parquet")
+
+_LOG_FILE_INDEX = "org.apache.spark.sql.delta.files.TahoeLogFileIndex"
+#: The version a Delta relation scans: the snapshot its file index pinned when the
+#: query was analysed (``version()`` of a ``TahoeLogFileIndex`` is the newest one).
+_RELATION_VERSION = JvmChain(
+    ("org.apache.spark.sql.execution.datasources.LogicalRelation", "relation", ()),
+    ("org.apache.spark.sql.execution.datasources.HadoopFsRelation", "location", ()),
+    (_LOG_FILE_INDEX, "snapshotAtAnalysis", ()),
+    ("org.apache.spark.sql.delta.SnapshotDescriptor", "version", ()),
+)
+
+
+def written_version(newest: int | None, read: int | None) -> int | None:
+    """The version a command that read the table at ``read`` committed (see the module doc).
+
+    >>> written_version(4, 1)
+    2
+    >>> written_version(1, 1)
+    1
+    >>> written_version(3, None)
+    3
+    """
+    if newest is None:
+        return None
+    return newest if read is None else min(newest, read + 1)
+
+
+# -- look-ups (py4j) -----------------------------------------------------------------------
+
+
+def _newest(delta_log: Any) -> int:
+    # The snapshot the session last loaded or committed: no file listing.
+    return int(delta_log.unsafeVolatileSnapshot().version())
+
+
+def _scanned_version(file_index: Any) -> int:
+    """The version a Delta file index scans (see :data:`_RELATION_VERSION`)."""
+    try:
+        return int(file_index.snapshotAtAnalysis().version())
+    except Exception:  # an index over a fixed snapshot: a time-travel or batch index
+        return int(file_index.version())
+
+
+def _index_facts(file_index: Any, catalog_table: Any) -> dict[str, Any]:
+    """Location and version written of the table behind a Delta ``TahoeFileIndex``."""
+    table = option(catalog_table)
+    location = table_location(table) if table is not None else None
+    read = _scanned_version(file_index)
+    return {
+        "location": location or str(file_index.path().toString()),
+        "version": written_version(_newest(file_index.deltaLog()), read),
+    }
+
+
+def _merge_facts(node: Any) -> dict[str, Any]:
+    return _index_facts(node.targetFileIndex(), node.catalogTable())
+
+
+def _update_facts(node: Any) -> dict[str, Any]:
+    return _index_facts(node.tahoeFileIndex(), node.catalogTable())
+
+
+def _delete_facts(node: Any) -> dict[str, Any]:
+    delta_log = node.deltaLog()
+    table = option(node.catalogTable())
+    location = table_location(table) if table is not None else None
+    read = None
+    try:
+        read = _scanned_version(node.target().collectLeaves().apply(0).relation().location())
+    except Exception:
+        logger.debug("no read snapshot for the DELETE", exc_info=True)
+    return {
+        "location": location or str(delta_log.dataPath().toString()),
+        "version": written_version(_newest(delta_log), read),
+    }
+
+
+def _scala_object(anchor: Any, name: str) -> Any:
+    """The Scala ``object`` ``name``, loaded by the class loader of ``anchor``'s class
+    (the one that loaded Delta, which Spark may have added at run time)."""
+    loader = anchor.getClass().getClassLoader()
+    return loader.loadClass(f"{name}$").getField("MODULE$").get(None)
+
+
+def _save_facts(node: Any) -> dict[str, Any]:
+    """The version a ``save(path)`` through Delta's data source committed."""
+    path = option(node.options().get("path"))
+    if path is None:
+        return {}
+    source = node.dataSource()
+    session = _scala_object(source, "org.apache.spark.sql.SparkSession").active()
+    delta_log_object = _scala_object(source, "org.apache.spark.sql.delta.DeltaLog")
+    delta_log = delta_log_object.forTable(session, str(path))
+    return {"version": _newest(delta_log)}
+
+
+def _relation_version(node: Any) -> dict[str, Any]:
+    """The version a ``LogicalRelation`` over a Delta table scans."""
+    def step_by_step(relation_node: Any) -> int:
+        return _scanned_version(relation_node.relation().location())
+
+    try:
+        return {"version": int(chained(_RELATION_VERSION, step_by_step, node))}
+    except Exception:  # not a TahoeLogFileIndex: the chain's cast fails in the JVM
+        return {"version": step_by_step(node)}
+
+
+def v2_table_facts(table: Any) -> dict[str, Any]:
+    """Delta's facts for a ``DeltaTableV2`` under a DSv2 relation (see :mod:`.dsv2`)."""
+    facts: dict[str, Any] = {
+        "location": str(table.path().toString()),
+        "storage_layer": STORAGE[0],
+        "file_format": STORAGE[1],
+    }
+    read = int(table.initialSnapshot().version())
+    if table.timeTravelOpt().isDefined():
+        facts["version"] = str(read)
+    else:
+        facts["version"] = str(written_version(_newest(table.deltaLog()), read))
+    return facts
+
+
+def staged_table_facts(table: Any) -> dict[str, Any]:
+    """A table a Delta CTAS or REPLACE stages: its location when the statement names one."""
+    facts: dict[str, Any] = {"storage_layer": STORAGE[0], "file_format": STORAGE[1]}
+    location = table.properties().get("location")
+    if location is not None:
+        facts["location"] = str(location)
+    return facts
+
+
+# -- visitors (no JVM) ---------------------------------------------------------------------
+
+
+def _attribute_json(name: str, data_type: Any, expr_id: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "class": "org.apache.spark.sql.catalyst.expressions.AttributeReference",
+            "num-children": 0,
+            "name": name,
+            "dataType": data_type,
+            "nullable": True,
+            "metadata": {},
+            "exprId": {"id": expr_id},
+            "qualifier": [],
+        }
+    ]
+
+
+def _expr_json(expr: Expr) -> list[dict[str, Any]]:
+    """An expression back in ``toJSON``'s flattened pre-order form."""
+    entries: list[dict[str, Any]] = []
+    stack = [expr]
+    while stack:
+        current = stack.pop()
+        entries.append(
+            {"class": current.cls, "num-children": len(current.children), **current.fields}
+        )
+        stack.extend(reversed(current.children))
+    return entries
+
+
+def _assignments(
+    targets: list[Expr], values: list[list[Expr]], children: list[PlanNode], node: PlanNode
+) -> PlanNode:
+    """An ``Assignments`` node writing ``values[i]`` into column ``targets[i]``.
+
+    The written columns get ids of their own (negative: Spark's are not), so a
+    target column that keeps its value is reached through its assignment, with
+    that assignment's text as the description, rather than being its own leaf.
+    """
+    output = [
+        _attribute_json(t.name or "", t.fields.get("dataType"), -1 - index)
+        for index, t in enumerate(targets)
+    ]
+    assigned = [[_expr_json(v) for v in column] for column in values]
+    return PlanNode(
+        cls=ASSIGNMENTS,
+        fields={"output": output, "assignments": assigned},
+        children=children,
+        path=(*node.path, ("assignments", None)),
+    )
+
+
+def _unqualified(value: Expr, kept: set[int | None]) -> Expr:
+    """A target column a clause keeps, named by the column alone (``event_id``, not
+    ``target.event_id``): the target's alias is the statement's, not the table's."""
+    if value.cls == "AttributeReference" and value.expr_id in kept:
+        return Expr(value.cls, {**value.fields, "qualifier": []})
+    return value
+
+
+def _column_name(action: Expr) -> str:
+    parts = action.fields.get("targetColNameParts")
+    if isinstance(parts, list):
+        return ".".join(str(p) for p in parts)
+    text = str(parts or "")
+    return text[1:-1] if text.startswith("[") and text.endswith("]") else text
+
+
+def _merge_query(root: PlanNode, target: PlanNode, source: PlanNode) -> PlanNode:
+    """The MERGE as assignments: each target column takes, from every clause that
+    sets it, the clause's value; the ON condition joins source to target."""
+    targets = _plan_output(target)
+    values: list[list[Expr]] = [[] for _ in targets]
+    kept = {t.expr_id for t in targets}
+    position = {t.name: index for index, t in enumerate(targets)}
+    for field_name in ("matchedClauses", "notMatchedClauses", "notMatchedBySourceClauses"):
+        for clause in root.exprs(field_name):
+            for action in clause.children:
+                if action.cls != "DeltaMergeAction" or not action.children:
+                    continue
+                index = position.get(_column_name(action))
+                if index is not None:
+                    values[index].append(_unqualified(action.children[0], kept))
+    join = PlanNode(
+        cls="Join",
+        fields={
+            "joinType": {"object": "org.apache.spark.sql.catalyst.plans.FullOuter$"},
+            "condition": root.fields.get("condition"),
+        },
+        children=[target, source],
+        path=(*root.path, ("merge-join", None)),
+    )
+    return _assignments(targets, values, [join], root)
+
+
+def _plan_output(plan: PlanNode) -> list[Expr]:
+    """The attributes a (resolved) plan outputs: its leaf's, through aliases of the plan."""
+    node = plan
+    while node.children and node.cls in ("SubqueryAlias", "View", "Filter", "Project"):
+        if node.cls == "Project":
+            return [e for e in node.exprs("projectList") if e.expr_id is not None]
+        node = node.children[0]
+    return [a for a in node.output() if a.expr_id is not None]
+
+
+def _target(root: PlanNode) -> PlanNode | None:
+    """The table plan an UPDATE or DELETE reads (a plan field, not a child)."""
+    return root.inner.get("target") or (root.children[0] if root.children else None)
+
+
+def _update_query(root: PlanNode) -> PlanNode | None:
+    target = _target(root)
+    if target is None:
+        return None
+    targets = _plan_output(target)
+    values = [[v] for v in root.exprs("updateExpressions")]
+    child = target
+    if root.fields.get("condition"):
+        child = PlanNode(
+            cls="Filter",
+            fields={"condition": root.fields["condition"]},
+            children=[target],
+            path=(*root.path, ("update-filter", None)),
+        )
+    return _assignments(targets, values, [child], root)
+
+
+def _delete_query(root: PlanNode) -> PlanNode | None:
+    target = _target(root)
+    if target is None or not root.fields.get("condition"):
+        return target
+    return PlanNode(
+        cls="Filter",
+        fields={"condition": root.fields["condition"]},
+        children=[target],
+        path=(*root.path, ("delete-filter", None)),
+    )
+
+
+def _add_table_output(
+    root: PlanNode,
+    ctx: VisitContext,
+    visited: Visited,
+    target: PlanNode | None,
+    query: PlanNode | None,
+) -> None:
+    facts = ctx.facts(root)
+    location = facts.get("location")
+    if not location:
+        return
+    ident = catalog_table_ident(root.fields.get("catalogTable"))
+    # A MERGE with schema evolution writes the columns it added too.
+    fields = schema_from_struct(root.fields.get("migratedSchema"))
+    if not fields and target is not None:
+        fields = schema_from_attributes(_plan_output(target))
+    output = output_at(str(location), ctx, fields, query, ident)
+    _set_table_format(output, facts)
+    visited.outputs.append(output)
+    visited.job_suffix = naming.trim_path_suffix(output.name)
+
+
+def _set_table_format(ds: CapturedDataset, facts: Any) -> None:
+    if facts.get("version") is not None:
+        ds.version = str(facts["version"])
+    ds.storage = STORAGE
+
+
+def _write_merge(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
+    target, source = root.inner.get("target"), root.inner.get("source")
+    query = None
+    if target is not None and source is not None:
+        query = _merge_query(root, target, source)
+    _add_table_output(root, ctx, visited, target, query)
+
+
+def _write_update(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
+    _add_table_output(root, ctx, visited, _target(root), _update_query(root))
+
+
+def _write_delete(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
+    _add_table_output(root, ctx, visited, _target(root), _delete_query(root))
+
+
+def _write_save(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
+    """``df.write.format("delta").save(path)``: the table at the path, at the version written."""
+    before = len(visited.outputs)
+    save_to_path(root, ctx, visited)
+    for output in visited.outputs[before:]:
+        _set_table_format(output, ctx.facts(root))
+
+
+FAMILY = SourceFamily(
+    name="delta",
+    lookups={
+        "MergeIntoCommand": _merge_facts,
+        "UpdateCommand": _update_facts,
+        "DeleteCommand": _delete_facts,
+    },
+    writes={
+        "MergeIntoCommand": _write_merge,
+        "UpdateCommand": _write_update,
+        "DeleteCommand": _write_delete,
+    },
+    save_writes={"DeltaDataSource": _write_save},
+    save_lookups={"DeltaDataSource": _save_facts},
+    table_provider_lookups={"delta": _relation_version},
+    v2_table_lookups={
+        "DeltaTableV2": v2_table_facts,
+        "DeltaCatalog$StagedDeltaTableV2": staged_table_facts,
+    },
+)
