@@ -82,6 +82,15 @@ class Agent:
             application_details=application_details(spark),
             source_code=source_code_location(getattr(config, "source_code", None)),
         )
+        if self.model.enabled("debug"):
+            from headwater.agent.debug_facet import session_debug_facts
+
+            try:
+                self.model.debug_session = session_debug_facts(spark, __version__)
+            except Exception as exc:  # the debug facet is then left out
+                self._log_once("reading the debug facet's session facts", exc)
+            snapshot = getattr(getattr(emitter, "metrics", None), "snapshot", None)
+            self.model.debug_delivery = snapshot
         self._worker = CaptureWorker(self._handle, self._log_once)
         metrics = getattr(emitter, "metrics", None)
         record = getattr(metrics, "record_capture", None)

@@ -7,6 +7,7 @@ events on the agent's worker thread, or in a unit test from recorded fixtures.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,7 +142,10 @@ def action_events(
 
     job_name = model.action_job_name(capture.executed.get("node_name"), visited.job_suffix)
     run_id = uuid7(int(capture.start_time * 1000) if capture.start_time else None)
-    run_facets = {**model.action_run_facets(), **_plan_facets(capture, model, bool(visited.outputs))}
+    began = time.perf_counter()
+    plan_facets = _plan_facets(capture, model, bool(visited.outputs))
+    model.debug_counters.count_action(time.perf_counter() - began)
+    run_facets = {**model.action_run_facets(), **plan_facets}
     job = {
         "namespace": model.namespace,
         "name": job_name,

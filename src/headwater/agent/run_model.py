@@ -24,12 +24,13 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from headwater import naming
+from headwater.agent.debug_facet import DebugCounters, debug_facet
 from headwater.events import facets as F
 
 __all__ = ["RUN_FACET_SCHEMA", "RunModel", "iso_time", "uuid7"]
@@ -93,6 +94,12 @@ class RunModel:
         }
         self.application_details = dict(application_details or {})
         self.source_code = dict(source_code or {})
+        #: The opt-in ``debug`` facet's inputs (see :mod:`headwater.agent.debug_facet`):
+        #: session facts set at attach, counters the capture worker keeps, and the
+        #: emitter's delivery figures.
+        self.debug_counters = DebugCounters()
+        self.debug_session: Mapping[str, Any] | None = None
+        self.debug_delivery: Callable[[], Mapping[str, Any]] | None = None
         self._parent = _ref(
             config.parent_job_namespace, config.parent_job_name, config.parent_run_id
         )
@@ -172,6 +179,11 @@ class RunModel:
                 "_schemaURL": RUN_FACET_SCHEMA,
                 "properties": dict(self.spark_properties),
             }
+        if self.debug_session is not None and self.enabled("debug"):
+            facets["debug"] = debug_facet(
+                self.config, self.debug_session, self.debug_counters, self.debug_delivery,
+                self.spark_version, self.adapter_version,
+            )
         if self.enabled("environment-properties"):
             facets["environment-properties"] = {
                 "_producer": F.PRODUCER,

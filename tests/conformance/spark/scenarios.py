@@ -149,6 +149,12 @@ def hive_ctas_commands(spark: Any) -> None:
     spark.sql("CREATE TABLE hive3.table2 USING hive AS SELECT city FROM hive3.table1")
 
 
+def emit_metrics(spark: Any) -> None:
+    drop(spark, "create_table_emit_test")
+    clean("/tmp/emit_test/create_table_emit_test")
+    spark.sql("CREATE TABLE create_table_emit_test (a STRING, b STRING) USING hive")
+
+
 def rdd_with_parquet(spark: Any) -> None:
     clean("/tmp/rdd_a", "/tmp/rdd_b", "/tmp/rdd_c")
     spark.createDataFrame([("a",), ("b",)], ["value"]).write.parquet("/tmp/rdd_a")
@@ -175,6 +181,15 @@ _PARENT_CONF = {
 }
 
 _SESSION_CATALOG: tuple[Scenario, ...] = (
+    Scenario(
+        "debug facet",
+        "testEmitMetrics",
+        "Open Lineage Integration Emit Metrics",
+        "/tmp/emit_test",
+        ("pysparkMetricsEnd",),
+        emit_metrics,
+        conf={"spark.openlineage.facets.debug.disabled": "false"},
+    ),
     Scenario(
         "word count",
         "testPysparkWordCountWithCliArgs",
