@@ -190,6 +190,14 @@ def test_save_as_table_ctas_and_insert(spark: Any, lineage: Any, delta_tables: P
     (output,) = insert["outputs"]
     assert output["name"] == f"{WAREHOUSE}/hw_delta_ctas"
     assert _version(output) == "1"
+    # One run per statement: neither the write a CTAS or saveAsTable makes into its
+    # staged table nor Delta's own file-writing executions are runs of their own.
+    jobs = [e["job"]["name"].split(".", 1)[1] for e in events if e["eventType"] == "COMPLETE"]
+    assert [j.rsplit(".", 1)[0] for j in jobs] == [
+        "atomic_create_table_as_select",
+        "atomic_create_table_as_select",
+        "append_data_exec_v1",
+    ]
 
 
 def test_written_version_is_bounded_by_the_snapshot_read() -> None:

@@ -42,7 +42,7 @@ from headwater.agent.py4j.chains import JvmChain, chained
 from headwater.agent.py4j.proxies import proxy_scope
 from headwater.agent.sources.ddl import DDL_COMMANDS, table_idents
 from headwater.agent.sources.dsv2 import CAPTURE_AT_ONCE as V2_CAPTURE_AT_ONCE
-from headwater.agent.sources.dsv2 import NESTED_WRITE
+from headwater.agent.sources.dsv2 import NESTED_WRITE, V2_DROP
 
 __all__ = ["ActionListener", "CAPTURE_AT_ONCE", "CaptureWorker", "LogOnce", "PendingAction"]
 
@@ -280,7 +280,9 @@ class ActionListener:
         resolved = None
         if plan.tree.cls == "DropTable" and plan.tree.children:
             resolved = plan.facts_for(plan.tree.children[0])
-        if self._dropped_nothing(plan.tree, resolved):
+        # The session catalog tells whether a DROP TABLE IF EXISTS dropped anything;
+        # a v2 catalog does not, so its drops are reported.
+        if not plan.facts_for(plan.tree).get(V2_DROP) and self._dropped_nothing(plan.tree, resolved):
             return None
         for database, table in table_idents(plan.tree, resolved):
             try:

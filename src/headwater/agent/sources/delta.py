@@ -39,6 +39,7 @@ from headwater.agent.sources.common import (
     schema_from_attributes,
     schema_from_struct,
 )
+from headwater.agent.sources.dsv2 import NESTED_WRITE
 from headwater.agent.sources.family import SourceFamily
 from headwater.agent.sources.files import output_at, save_to_path
 from headwater.agent.sources.jvm_common import option, table_location
@@ -172,8 +173,9 @@ def v2_table_facts(table: Any) -> dict[str, Any]:
 
 
 def staged_table_facts(table: Any) -> dict[str, Any]:
-    """A table a Delta CTAS or REPLACE stages: its location when the statement names one."""
-    facts: dict[str, Any] = {"storage_layer": STORAGE[0], "file_format": STORAGE[1]}
+    """A table a Delta CTAS or REPLACE stages, which only that command's own write
+    (reported as the command) writes; its location when the statement names one."""
+    facts: dict[str, Any] = {"storage_layer": STORAGE[0], "file_format": STORAGE[1], NESTED_WRITE: True}
     location = table.properties().get("location")
     if location is not None:
         facts["location"] = str(location)

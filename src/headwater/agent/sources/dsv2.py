@@ -3,7 +3,7 @@
 rewrites of DELETE/UPDATE/MERGE), CTAS/RTAS and v2 DDL.
 
 The plan JSON leaves a v2 relation's ``table``, ``catalog`` and ``identifier``
-``null``; the look-ups here ask the JVM for the table's name, class and
+``null``; the look-ups (:mod:`.dsv2_jvm`) ask the JVM for the table's name, class and
 properties, the catalog's name and the identifier, then hand the ``Table`` to
 its format's look-up (``SourceFamily.v2_table_lookups``, keyed by the table's
 short class name), which may return ``location``, ``version``,
@@ -19,7 +19,6 @@ left are catalog state the job's next statement may change.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from headwater import naming
@@ -32,13 +31,29 @@ from headwater.agent.sources.common import (
     schema_from_attributes,
     schema_from_struct,
 )
+from headwater.agent.sources.dsv2_jvm import (
+    CAPTURE_AT_ONCE,
+    NESTED_WRITE,
+    TABLE_ALTERS,
+    TABLE_CREATES,
+    TABLE_WRITES,
+    V2_DROP,
+    alter_facts,
+    create_facts,
+    dropped_table_facts,
+    rdd_scan_tables,
+    scan_relation_facts,
+    table_facts,
+    table_write_facts,
+    v2_relation_facts,
+)
 from headwater.agent.sources.family import SourceFamily
-from headwater.agent.sources.jvm_common import option
 
 __all__ = [
     "CAPTURE_AT_ONCE",
     "FAMILY",
     "NESTED_WRITE",
+    "V2_DROP",
     "dropped_table_facts",
     "is_v2_drop",
     "rdd_scan_datasets",
@@ -48,238 +63,6 @@ __all__ = [
     "write_drop",
 ]
 
-logger = logging.getLogger(__name__)
-
-#: Writes into an existing v2 table: the relation written is the root's ``table``
-#: (``originalTable`` for the row-level rewrites, whose ``table`` wraps it), with the
-#: ``lifecycleStateChange`` each reports.
-_TABLE_WRITES: dict[str, tuple[str, str | None]] = {
-    "AppendData": ("table", None),
-    "OverwriteByExpression": ("table", "OVERWRITE"),
-    "OverwritePartitionsDynamic": ("table", "OVERWRITE"),
-    "ReplaceData": ("originalTable", None),
-    "WriteDelta": ("originalTable", None),
-    # A DELETE that drops whole files (no rows rewritten).
-    "DeleteFromTable": ("table", None),
-}
-#: Commands that create or replace a v2 table (named by a ``ResolvedIdentifier``).
-_TABLE_CREATES: dict[str, str] = {
-    "CreateTableAsSelect": "CREATE",
-    "ReplaceTableAsSelect": "OVERWRITE",
-    "CreateTable": "CREATE",
-    "ReplaceTable": "OVERWRITE",
-}
-#: ALTER TABLE commands on a v2 table (a ``ResolvedTable`` child): the table as it is after.
-_TABLE_ALTERS = frozenset(
-    {
-        "AddColumns",
-        "ReplaceColumns",
-        "DropColumns",
-        "RenameColumn",
-        "AlterColumn",
-        "SetTableProperties",
-        "UnsetTableProperties",
-        "SetTableLocation",
-    }
-)
-
-#: Roots whose facts are catalog state (a version written, a schema changed).
-CAPTURE_AT_ONCE = frozenset(_TABLE_WRITES) | frozenset(_TABLE_CREATES) | _TABLE_ALTERS
-
-_SESSION_CATALOG = "V2SessionCatalog"
-
-#: Fact of a write into a staged table: the write an atomic CTAS/RTAS runs as a
-#: query of its own, which the listener hears of before the command itself.
-NESTED_WRITE = "nested_write"
-
-
-# -- look-ups (py4j) -----------------------------------------------------------------------
-
-
-def _format_facts(jtable: Any, table_class: str) -> dict[str, Any]:
-    # The registry merges every family's v2_table_lookups, and imports this module.
-    from headwater.agent.sources.registry import V2_TABLE_LOOKUPS
-
-    lookup = V2_TABLE_LOOKUPS.get(short_class(table_class))
-    if lookup is None:
-        return {}
-    try:
-        return dict(lookup(jtable))
-    except Exception:
-        logger.debug("format look-up failed for %s", table_class, exc_info=True)
-        return {}
-
-
-def table_facts(jtable: Any) -> dict[str, Any]:
-    """A DSv2 ``Table``'s name, class and properties, with its format's own facts."""
-    table_class = str(jtable.getClass().getName())
-    if short_class(table_class) == "RowLevelOperationTable":
-        # A DELETE/UPDATE/MERGE reads and writes its table through this wrapper.
-        jtable = jtable.table()
-        table_class = str(jtable.getClass().getName())
-    facts: dict[str, Any] = {"table_name": str(jtable.name()), "table_class": table_class}
-    try:
-        properties = jtable.properties()
-        for key in ("location", "provider"):
-            value = properties.get(key)
-            if value is not None:
-                facts[f"table_{key}"] = str(value)
-    except Exception:
-        logger.debug("no table properties", exc_info=True)
-    try:
-        facts["schema"] = _struct_json(jtable.schema())
-    except Exception:
-        logger.debug("no table schema", exc_info=True)
-    facts.update(_format_facts(jtable, table_class))
-    return facts
-
-
-def _struct_json(struct: Any) -> Any:
-    import json
-
-    return json.loads(struct.json())
-
-
-def _identifier_facts(catalog: Any, ident: Any) -> dict[str, Any]:
-    facts: dict[str, Any] = {}
-    if catalog is not None:
-        facts["catalog"] = str(catalog.name())
-        facts["catalog_class"] = str(catalog.getClass().getName())
-    if ident is not None:
-        facts["namespace"] = [str(part) for part in ident.namespace()]
-        facts["name"] = str(ident.name())
-    return facts
-
-
-def _names_by_options(table_class: str) -> bool:
-    from headwater.agent.sources.registry import V2_OPTION_DATASETS
-
-    return short_class(table_class) in V2_OPTION_DATASETS
-
-
-def _string_map(options: Any) -> dict[str, str]:
-    """A Java or Scala string map as a dict (one call: its entries' text)."""
-    if options is None:
-        return {}
-    try:
-        entries = options.entrySet().toArray()  # java.util.Map
-        return {str(e.getKey()): str(e.getValue()) for e in entries}
-    except Exception:
-        keys = options.keys().toSeq()  # scala.collection.Map
-        return {str(keys.apply(i)): str(options.apply(keys.apply(i))) for i in range(keys.size())}
-
-
-def v2_relation_facts(jrelation: Any) -> dict[str, Any]:
-    """Facts of a ``DataSourceV2Relation``: its table's, its catalog's name and its
-    identifier; for a table named by its options (a Kafka table), those options."""
-    jtable = jrelation.table()
-    table_class = str(jtable.getClass().getName())
-    if _names_by_options(table_class):
-        return {"table_class": table_class, "options": _string_map(jrelation.options())}
-    facts = table_facts(jtable)
-    facts.update(_identifier_facts(option(jrelation.catalog()), option(jrelation.identifier())))
-    return facts
-
-
-def _scan_relation_facts(node: Any) -> dict[str, Any]:
-    return v2_relation_facts(node.relation())
-
-
-def _table_write_facts(node: Any) -> dict[str, Any]:
-    field = _TABLE_WRITES[short_class(str(node.getClass().getName()))][0]
-    facts = v2_relation_facts(getattr(node, field)())
-    if short_class(str(facts.get("table_class", ""))).startswith("Staged"):
-        facts[NESTED_WRITE] = True
-    if "options" in facts:
-        try:
-            facts["options"].update(_string_map(node.writeOptions()))
-        except Exception:
-            logger.debug("no write options", exc_info=True)
-    return facts
-
-
-def _loaded_table_facts(catalog: Any, ident: Any) -> dict[str, Any]:
-    """The table ``ident`` names, loaded from ``catalog`` now (after the command ran)."""
-    facts = _identifier_facts(catalog, ident)
-    try:
-        facts.update(table_facts(catalog.loadTable(ident)))
-    except Exception:
-        logger.debug("could not load %s", facts.get("name"), exc_info=True)
-    return facts
-
-
-def _create_facts(node: Any) -> dict[str, Any]:
-    resolved = node.name()  # a ResolvedIdentifier
-    return _loaded_table_facts(resolved.catalog(), resolved.identifier())
-
-
-def _alter_facts(node: Any) -> dict[str, Any]:
-    resolved = node.table()  # a ResolvedTable, holding the table as it was before
-    return _loaded_table_facts(resolved.catalog(), resolved.identifier())
-
-
-def dropped_table_facts(node: Any) -> dict[str, Any]:
-    """A v2 ``DropTable``: the identifier, and where the table was.
-
-    The table is gone when the listener hears of the drop, so its location is
-    the one the catalog gives its tables: the namespace's location plus the
-    table name (the Iceberg Hadoop catalog's layout, and the default of the
-    others). Session-catalog drops are :mod:`.ddl`'s.
-    """
-    resolved = node.child()
-    catalog, ident = resolved.catalog(), resolved.identifier()
-    facts = _identifier_facts(catalog, ident)
-    if short_class(facts.get("catalog_class", "")) == _SESSION_CATALOG:
-        return {}
-    facts["v2"] = True
-    try:
-        metadata = catalog.loadNamespaceMetadata(ident.namespace())
-        base = metadata.get("location")
-        if base is not None:
-            facts["table_location"] = f"{str(base).rstrip('/')}/{facts['name']}"
-    except Exception:
-        logger.debug("no namespace location for %s", facts.get("name"), exc_info=True)
-    return facts
-
-
-#: RDDs walked to find the DSv2 scans under a DataFrame made from an RDD.
-_MAX_RDDS = 200
-
-
-def rdd_scan_tables(rdd: Any) -> list[dict[str, Any]]:
-    """Facts of the DSv2 tables an RDD's lineage scans (``df.rdd`` of a table read,
-    mapped and made a DataFrame again): each ``DataSourceRDD``'s input partitions,
-    asked by their class through ``v2_table_lookups`` (an Iceberg partition knows its
-    table)."""
-    from headwater.agent.sources.registry import V2_TABLE_LOOKUPS
-
-    found: list[dict[str, Any]] = []
-    seen: set[int] = set()
-    stack = [rdd]
-    while stack and len(seen) < _MAX_RDDS:
-        current = stack.pop()
-        ident = int(current.id())
-        if ident in seen:
-            continue
-        seen.add(ident)
-        if str(current.getClass().getName()).endswith(".DataSourceRDD"):
-            partitions = current.partitions()
-            if len(partitions):
-                inputs = partitions[0].inputPartitions()
-                if int(inputs.size()):
-                    partition = inputs.head()
-                    lookup = V2_TABLE_LOOKUPS.get(short_class(str(partition.getClass().getName())))
-                    if lookup is not None:
-                        facts = dict(lookup(partition))
-                        if facts not in found:
-                            found.append(facts)
-        dependencies = current.dependencies()
-        for index in range(int(dependencies.size())):
-            stack.append(dependencies.apply(index).rdd())
-    return found
-
-
-# -- visitors (plain data) -----------------------------------------------------------------
 
 
 def _table_ident(facts: Any) -> str | None:
@@ -361,7 +144,7 @@ def read_v2_relation(node: PlanNode, ctx: VisitContext) -> list[CapturedDataset]
     _decorate(ds, facts, ctx)
     written = ctx.facts(ctx.tree)
     if (
-        ctx.tree.cls in _TABLE_WRITES
+        ctx.tree.cls in TABLE_WRITES
         and facts.get("previous_version") is not None
         and _location(written) == _location(facts)
         and facts.get("version") == written.get("version")
@@ -439,7 +222,7 @@ def _suffix(facts: Any, use_table_name: bool) -> str | None:
 
 def _write_table(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
     facts = ctx.facts(root)
-    field, lifecycle = _TABLE_WRITES[root.cls]
+    field, lifecycle = TABLE_WRITES[root.cls]
     relation = _relation_in(root, field)
     query = root.children[0] if root.children else None
     by_options = _option_datasets(facts, relation.output() if relation is not None else [])
@@ -471,7 +254,7 @@ def _write_create(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
     fields = schema_from_struct(facts.get("schema"))
     if not fields and query is not None:
         fields = schema_from_attributes(_query_output(query))
-    ds = CapturedDataset(*named, fields=fields, query=query, lifecycle=_TABLE_CREATES[root.cls])
+    ds = CapturedDataset(*named, fields=fields, query=query, lifecycle=TABLE_CREATES[root.cls])
     _decorate(ds, facts, ctx)
     visited.outputs.append(ds)
     visited.job_suffix = _suffix(facts, use_table_name=False)
@@ -503,7 +286,7 @@ def _write_alter(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
 
 def is_v2_drop(root: PlanNode, ctx: VisitContext) -> bool:
     """Whether a ``DropTable`` root dropped a table of a v2 catalog (see :func:`dropped_table_facts`)."""
-    return bool(ctx.facts(root).get("v2"))
+    return bool(ctx.facts(root).get(V2_DROP))
 
 
 def write_drop(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
@@ -523,16 +306,16 @@ FAMILY = SourceFamily(
     name="DSv2 tables",
     lookups={
         "DataSourceV2Relation": v2_relation_facts,
-        "DataSourceV2ScanRelation": _scan_relation_facts,
+        "DataSourceV2ScanRelation": scan_relation_facts,
         "DropTable": dropped_table_facts,
-        **dict.fromkeys(_TABLE_WRITES, _table_write_facts),
-        **dict.fromkeys(_TABLE_CREATES, _create_facts),
-        **dict.fromkeys(_TABLE_ALTERS, _alter_facts),
+        **dict.fromkeys(TABLE_WRITES, table_write_facts),
+        **dict.fromkeys(TABLE_CREATES, create_facts),
+        **dict.fromkeys(TABLE_ALTERS, alter_facts),
     },
     reads={"DataSourceV2Relation": read_v2_relation, "DataSourceV2ScanRelation": read_v2_relation},
     writes={
-        **dict.fromkeys(_TABLE_WRITES, _write_table),
-        **dict.fromkeys(_TABLE_CREATES, _write_create),
-        **dict.fromkeys(_TABLE_ALTERS, _write_alter),
+        **dict.fromkeys(TABLE_WRITES, _write_table),
+        **dict.fromkeys(TABLE_CREATES, _write_create),
+        **dict.fromkeys(TABLE_ALTERS, _write_alter),
     },
 )

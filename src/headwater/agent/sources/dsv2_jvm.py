@@ -1,0 +1,263 @@
+"""The py4j side of the DSv2 family (:mod:`.dsv2`): which v2 commands it knows, and
+the look-ups that fetch the facts their plan JSON leaves ``null``.
+
+A relation's table (name, class, properties, schema) and its format's own
+facts (``v2_table_lookups``, keyed by the table's short class name), the
+catalog's name and the identifier; a created, replaced or altered table loaded
+from its catalog after the command ran; where a dropped table was; the tables a
+``DataSourceRDD``'s input partitions read. Each look-up may raise: the capture
+logs and goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from headwater.agent.plan import short_class
+from headwater.agent.sources.jvm_common import option
+
+__all__ = [
+    "CAPTURE_AT_ONCE",
+    "NESTED_WRITE",
+    "TABLE_ALTERS",
+    "TABLE_CREATES",
+    "TABLE_WRITES",
+    "V2_DROP",
+    "alter_facts",
+    "create_facts",
+    "dropped_table_facts",
+    "rdd_scan_tables",
+    "scan_relation_facts",
+    "table_facts",
+    "table_write_facts",
+    "v2_relation_facts",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Writes into an existing v2 table: the relation written is the root's ``table``
+#: (``originalTable`` for the row-level rewrites, whose ``table`` wraps it), with the
+#: ``lifecycleStateChange`` each reports.
+TABLE_WRITES: dict[str, tuple[str, str | None]] = {
+    "AppendData": ("table", None),
+    "OverwriteByExpression": ("table", "OVERWRITE"),
+    "OverwritePartitionsDynamic": ("table", "OVERWRITE"),
+    "ReplaceData": ("originalTable", None),
+    "WriteDelta": ("originalTable", None),
+    # A DELETE that drops whole files (no rows rewritten).
+    "DeleteFromTable": ("table", None),
+}
+#: Commands that create or replace a v2 table (named by a ``ResolvedIdentifier``).
+TABLE_CREATES: dict[str, str] = {
+    "CreateTableAsSelect": "CREATE",
+    "ReplaceTableAsSelect": "OVERWRITE",
+    "CreateTable": "CREATE",
+    "ReplaceTable": "OVERWRITE",
+}
+#: ALTER TABLE commands on a v2 table (a ``ResolvedTable`` child): the table as it is after.
+TABLE_ALTERS = frozenset(
+    {
+        "AddColumns",
+        "ReplaceColumns",
+        "DropColumns",
+        "RenameColumn",
+        "AlterColumn",
+        "SetTableProperties",
+        "UnsetTableProperties",
+        "SetTableLocation",
+    }
+)
+
+#: Roots whose facts are catalog state (a version written, a schema changed).
+CAPTURE_AT_ONCE = frozenset(TABLE_WRITES) | frozenset(TABLE_CREATES) | TABLE_ALTERS
+
+_SESSION_CATALOG = "V2SessionCatalog"
+
+#: Fact of a write into a staged table: the write an atomic CTAS/RTAS runs as a
+#: query of its own, which the listener hears of before the command itself.
+NESTED_WRITE = "nested_write"
+#: Fact of a ``DropTable`` of a v2 catalog's table (see :func:`dropped_table_facts`).
+V2_DROP = "v2_drop"
+
+
+def _format_facts(jtable: Any, table_class: str) -> dict[str, Any]:
+    # The registry merges every family's v2_table_lookups, and imports this module.
+    from headwater.agent.sources.registry import V2_TABLE_LOOKUPS
+
+    lookup = V2_TABLE_LOOKUPS.get(short_class(table_class))
+    if lookup is None:
+        return {}
+    try:
+        return dict(lookup(jtable))
+    except Exception:
+        logger.debug("format look-up failed for %s", table_class, exc_info=True)
+        return {}
+
+
+def table_facts(jtable: Any) -> dict[str, Any]:
+    """A DSv2 ``Table``'s name, class and properties, with its format's own facts."""
+    table_class = str(jtable.getClass().getName())
+    if short_class(table_class) == "RowLevelOperationTable":
+        # A DELETE/UPDATE/MERGE reads and writes its table through this wrapper.
+        jtable = jtable.table()
+        table_class = str(jtable.getClass().getName())
+    facts: dict[str, Any] = {"table_name": str(jtable.name()), "table_class": table_class}
+    try:
+        properties = jtable.properties()
+        for key in ("location", "provider"):
+            value = properties.get(key)
+            if value is not None:
+                facts[f"table_{key}"] = str(value)
+    except Exception:
+        logger.debug("no table properties", exc_info=True)
+    try:
+        facts["schema"] = _struct_json(jtable.schema())
+    except Exception:
+        logger.debug("no table schema", exc_info=True)
+    facts.update(_format_facts(jtable, table_class))
+    return facts
+
+
+def _struct_json(struct: Any) -> Any:
+    return json.loads(struct.json())
+
+
+def _identifier_facts(catalog: Any, ident: Any) -> dict[str, Any]:
+    facts: dict[str, Any] = {}
+    if catalog is not None:
+        facts["catalog"] = str(catalog.name())
+        facts["catalog_class"] = str(catalog.getClass().getName())
+    if ident is not None:
+        facts["namespace"] = [str(part) for part in ident.namespace()]
+        facts["name"] = str(ident.name())
+    return facts
+
+
+def _names_by_options(table_class: str) -> bool:
+    from headwater.agent.sources.registry import V2_OPTION_DATASETS
+
+    return short_class(table_class) in V2_OPTION_DATASETS
+
+
+def _string_map(options: Any) -> dict[str, str]:
+    """A Java or Scala string map as a dict (one call: its entries' text)."""
+    if options is None:
+        return {}
+    try:
+        entries = options.entrySet().toArray()  # java.util.Map
+        return {str(e.getKey()): str(e.getValue()) for e in entries}
+    except Exception:
+        keys = options.keys().toSeq()  # scala.collection.Map
+        return {str(keys.apply(i)): str(options.apply(keys.apply(i))) for i in range(keys.size())}
+
+
+def v2_relation_facts(jrelation: Any) -> dict[str, Any]:
+    """Facts of a ``DataSourceV2Relation``: its table's, its catalog's name and its
+    identifier; for a table named by its options (a Kafka table), those options."""
+    jtable = jrelation.table()
+    table_class = str(jtable.getClass().getName())
+    if _names_by_options(table_class):
+        return {"table_class": table_class, "options": _string_map(jrelation.options())}
+    facts = table_facts(jtable)
+    facts.update(_identifier_facts(option(jrelation.catalog()), option(jrelation.identifier())))
+    return facts
+
+
+def scan_relation_facts(node: Any) -> dict[str, Any]:
+    return v2_relation_facts(node.relation())
+
+
+def table_write_facts(node: Any) -> dict[str, Any]:
+    field = TABLE_WRITES[short_class(str(node.getClass().getName()))][0]
+    facts = v2_relation_facts(getattr(node, field)())
+    if short_class(str(facts.get("table_class", ""))).startswith("Staged"):
+        facts[NESTED_WRITE] = True
+    if "options" in facts:
+        try:
+            facts["options"].update(_string_map(node.writeOptions()))
+        except Exception:
+            logger.debug("no write options", exc_info=True)
+    return facts
+
+
+def _loaded_table_facts(catalog: Any, ident: Any) -> dict[str, Any]:
+    """The table ``ident`` names, loaded from ``catalog`` now (after the command ran)."""
+    facts = _identifier_facts(catalog, ident)
+    try:
+        facts.update(table_facts(catalog.loadTable(ident)))
+    except Exception:
+        logger.debug("could not load %s", facts.get("name"), exc_info=True)
+    return facts
+
+
+def create_facts(node: Any) -> dict[str, Any]:
+    resolved = node.name()  # a ResolvedIdentifier
+    return _loaded_table_facts(resolved.catalog(), resolved.identifier())
+
+
+def alter_facts(node: Any) -> dict[str, Any]:
+    resolved = node.table()  # a ResolvedTable, holding the table as it was before
+    return _loaded_table_facts(resolved.catalog(), resolved.identifier())
+
+
+def dropped_table_facts(node: Any) -> dict[str, Any]:
+    """A v2 ``DropTable``: the identifier, and where the table was.
+
+    The table is gone when the listener hears of the drop, so its location is
+    the one the catalog gives its tables: the namespace's location plus the
+    table name (the Iceberg Hadoop catalog's layout, and the default of the
+    others). Session-catalog drops are :mod:`.ddl`'s.
+    """
+    resolved = node.child()
+    catalog, ident = resolved.catalog(), resolved.identifier()
+    facts = _identifier_facts(catalog, ident)
+    if short_class(facts.get("catalog_class", "")) == _SESSION_CATALOG:
+        return {}
+    facts[V2_DROP] = True
+    try:
+        metadata = catalog.loadNamespaceMetadata(ident.namespace())
+        base = metadata.get("location")
+        if base is not None:
+            facts["table_location"] = f"{str(base).rstrip('/')}/{facts['name']}"
+    except Exception:
+        logger.debug("no namespace location for %s", facts.get("name"), exc_info=True)
+    return facts
+
+
+#: RDDs walked to find the DSv2 scans under a DataFrame made from an RDD.
+_MAX_RDDS = 200
+
+
+def rdd_scan_tables(rdd: Any) -> list[dict[str, Any]]:
+    """Facts of the DSv2 tables an RDD's lineage scans (``df.rdd`` of a table read,
+    mapped and made a DataFrame again): each ``DataSourceRDD``'s input partitions,
+    asked by their class through ``v2_table_lookups`` (an Iceberg partition knows its
+    table)."""
+    from headwater.agent.sources.registry import V2_TABLE_LOOKUPS
+
+    found: list[dict[str, Any]] = []
+    seen: set[int] = set()
+    stack = [rdd]
+    while stack and len(seen) < _MAX_RDDS:
+        current = stack.pop()
+        ident = int(current.id())
+        if ident in seen:
+            continue
+        seen.add(ident)
+        if str(current.getClass().getName()).endswith(".DataSourceRDD"):
+            partitions = current.partitions()
+            if len(partitions):
+                inputs = partitions[0].inputPartitions()
+                if int(inputs.size()):
+                    partition = inputs.head()
+                    lookup = V2_TABLE_LOOKUPS.get(short_class(str(partition.getClass().getName())))
+                    if lookup is not None:
+                        facts = dict(lookup(partition))
+                        if facts not in found:
+                            found.append(facts)
+        dependencies = current.dependencies()
+        for index in range(int(dependencies.size())):
+            stack.append(dependencies.apply(index).rdd())
+    return found
