@@ -61,6 +61,11 @@ OUTER_WRITES = frozenset(
     }
 )
 
+#: ``funcName`` of the executions a table format runs inside a command of its own,
+#: which is the action reported: Delta writes its files (under a MERGE, an UPDATE, a
+#: save, a CTAS) as one of these, whose plan is only the rows written.
+NESTED_FUNCTIONS = frozenset({"deltaTransactionalWrite"})
+
 #: Nested inserts' write metrics kept for their outer command at most.
 _NESTED_KEPT = 16
 
@@ -210,7 +215,7 @@ class ActionListener:
         self._on_action(funcName, qe, None, exception)
 
     def _on_action(self, func_name: str, qe: Any, duration_ns: int | None, exception: Any) -> None:
-        if not self.active:
+        if not self.active or func_name in NESTED_FUNCTIONS:
             return
         # Proxies made here and not handed to the worker (a skipped action's plan,
         # class names) are released at once (see .proxies).
