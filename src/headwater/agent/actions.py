@@ -125,7 +125,10 @@ def action_events(
                 ds.name == warehouse[1] or ds.name.startswith(warehouse[1].rstrip("/") + "/")
             )
 
-    inputs = [input_dataset_json(ds, enabled, catalog) for ds in visited.inputs]
+    # Spark counts what an action read per stage, not per relation: the figures
+    # belong to an input only when it is the action's one input.
+    read = capture.executed if len(visited.inputs) == 1 else None
+    inputs = [input_dataset_json(ds, enabled, catalog, read) for ds in visited.inputs]
     outputs = []
     for ds in visited.outputs:
         lineage = None
@@ -154,6 +157,7 @@ def action_events(
 
     def event(event_type: str, when: float, extra_run: dict[str, Any], with_stats: bool) -> dict:
         outs = outputs if with_stats else [_without_stats(o) for o in outputs]
+        ins = inputs if with_stats else [_without_input_stats(i) for i in inputs]
         return {
             "eventType": event_type,
             "eventTime": iso_time(when),
@@ -161,7 +165,7 @@ def action_events(
             "schemaURL": SCHEMA_URL,
             "run": {"runId": run_id, "facets": {**run_facets, **extra_run}},
             "job": job,
-            "inputs": inputs,
+            "inputs": ins,
             "outputs": outs,
         }
 
@@ -226,6 +230,11 @@ def _plan_facets(capture: ActionCapture, model: RunModel, wrote: bool = False) -
                 "inputs": unknown,
             }
     return facets
+
+
+def _without_input_stats(item: dict[str, Any]) -> dict[str, Any]:
+    facets = {k: v for k, v in item.get("inputFacets", {}).items() if k != "inputStatistics"}
+    return {**item, "inputFacets": facets}
 
 
 def _without_stats(output: dict[str, Any]) -> dict[str, Any]:

@@ -70,14 +70,23 @@ def _common(ds: CapturedDataset, enabled: Enabled, catalog: Mapping[str, Any] | 
 
 
 def input_dataset_json(
-    ds: CapturedDataset, enabled: Enabled, catalog: Mapping[str, Any] | None = None
+    ds: CapturedDataset,
+    enabled: Enabled,
+    catalog: Mapping[str, Any] | None = None,
+    statistics: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
-    """An ``InputDataset`` object."""
+    """An ``InputDataset`` object; ``statistics`` (``input_rows``, ``input_bytes``) are
+    what the action read of it (``inputStatistics``)."""
+    input_facets: dict[str, Any] = {}
+    if statistics and "input_rows" in statistics and enabled("inputStatistics"):
+        input_facets["inputStatistics"] = F.input_statistics_facet(
+            statistics["input_rows"], statistics.get("input_bytes")
+        )
     return {
         "namespace": ds.namespace,
         "name": ds.name,
         "facets": _common(ds, enabled, catalog),
-        "inputFacets": {},
+        "inputFacets": input_facets,
     }
 
 

@@ -25,7 +25,8 @@ __all__ = [
     "CatalogLookup",
     "RelationHashes",
     "executed_plan_facts",
-    "nested_execution_root",
+    "execution_ids",
+    "execution_input_metrics",
 ]
 
 logger = logging.getLogger(__name__)
@@ -216,16 +217,18 @@ def _write_metrics(plan: Any) -> dict[str, int]:
 _PLAN_METRIC_ID = re.compile(r",(-?\d+),\w+\)")
 
 
-def nested_execution_root(store: Any, metric_id: int, recent: int = 16) -> int | None:
-    """The root execution id of the SQL execution that owns metric ``metric_id``, if
-    that execution runs inside another one (a CTAS's insert); else ``None``.
+def execution_ids(store: Any, metric_id: int, recent: int = 16) -> tuple[int, int]:
+    """``(execution id, root execution id)`` of the SQL execution that owns metric
+    ``metric_id``; the two differ when it runs inside another one (a CTAS's insert).
 
     Spark reports a command and the insert it runs as two executions, both to
     every ``QueryExecutionListener``; only its status store relates them
-    (``rootExecutionId``, Spark 3.4+). The execution is found among the
-    ``recent`` newest ones of ``store`` (the session's ``SQLAppStatusStore``) by
-    the id of one of its metrics: about eight py4j calls, as the write's
-    execution is the newest or nearly. ``LookupError`` if it is not there (yet).
+    (``rootExecutionId``, Spark 3.4+), and only it names an action's execution
+    (a ``QueryExecution``'s own ``id`` is not its execution's). The execution is
+    found among the ``recent`` newest ones of ``store`` (the session's
+    ``SQLAppStatusStore``) by the id of one of its metrics: about eight py4j
+    calls, as the write's execution is the newest or nearly. ``LookupError`` if
+    it is not there (yet).
     """
     count = int(store.executionsCount())
     start = max(count - recent, 0)
@@ -234,9 +237,27 @@ def nested_execution_root(store: Any, metric_id: int, recent: int = 16) -> int |
         execution = executions.apply(index)
         ids = {int(found) for found in _PLAN_METRIC_ID.findall(str(execution.metrics().toString()))}
         if metric_id in ids:
-            own, root = int(execution.executionId()), int(execution.rootExecutionId())
-            return root if root != own else None
+            return int(execution.executionId()), int(execution.rootExecutionId())
     raise LookupError(f"no execution with metric {metric_id} among the {recent} newest")
+
+
+def execution_input_metrics(app_store: Any, sql_store: Any, execution_id: int) -> dict[str, int]:
+    """Rows and bytes the SQL execution ``execution_id`` read from storage: Spark's
+    input metrics (``inputRecords``, ``inputBytes``) summed over the stages of its
+    jobs, from the application's status stores. Empty when the execution is not
+    (or no longer) in the store. About 2 + 3 py4j calls per job and stage."""
+    execution = option(sql_store.execution(execution_id))
+    if execution is None:
+        return {}
+    jobs = execution.jobs().keys().toSeq()
+    rows = size = 0
+    for index in range(int(jobs.size())):
+        stages = app_store.job(jobs.apply(index)).stageIds()
+        for position in range(int(stages.size())):
+            stage = app_store.lastStageAttempt(stages.apply(position))
+            rows += int(stage.inputRecords())
+            size += int(stage.inputBytes())
+    return {"input_rows": rows, "input_bytes": size}
 
 
 class CatalogLookup:

@@ -35,7 +35,8 @@ from headwater.agent.jvm import (
     CatalogLookup,
     RelationHashes,
     executed_plan_facts,
-    nested_execution_root,
+    execution_ids,
+    execution_input_metrics,
 )
 from headwater.agent.plan import short_class
 from headwater.agent.py4j.chains import JvmChain, chained
@@ -81,6 +82,16 @@ _SQL_TEXT = JvmChain(
 )
 
 logger = logging.getLogger(__name__)
+
+
+#: Leaf classes that read a dataset (for input statistics, which Spark keeps per stage).
+_READ_LEAVES = frozenset(
+    {"LogicalRelation", "LogicalRDD", "HiveTableRelation", "DataSourceV2Relation", "DataSourceV2ScanRelation"}
+)
+
+
+def _read_leaves(tree: Any) -> int:
+    return sum(1 for node in tree.walk() if node.cls in _READ_LEAVES)
 
 
 class LogOnce:
@@ -204,6 +215,7 @@ class ActionListener:
         self._nested: dict[int, dict[str, Any]] = {}
         self._nested_lock = threading.Lock()
         self._status_store = status_store
+        self._app_store: Any = None
         self._store_misses = 0
         self.active = True
 
@@ -281,6 +293,9 @@ class ActionListener:
         )
         if plan.facts_for(plan.tree).get(NESTED_WRITE):
             return None  # the write of a CTAS/RTAS, reported as that command
+        if "numOutputRows" in executed and _read_leaves(plan.tree) == 1:
+            executed.update(self._input_metrics(executed.pop("execution_id", None)))
+        executed.pop("execution_id", None)
         tables: dict[str, dict[str, Any]] = {}
         resolved = None
         if plan.tree.cls == "DropTable" and plan.tree.children:
@@ -329,7 +344,9 @@ class ActionListener:
         root = None
         for _ in range(_LOOKUP_TRIES if self._store_misses < _LOOKUP_TRIES else 1):
             try:
-                root = nested_execution_root(self._status_store, metric_id)
+                own, found_root = execution_ids(self._status_store, metric_id)
+                executed["execution_id"] = own
+                root = found_root if found_root != own else None
                 self._store_misses = 0
                 break
             except LookupError:
@@ -355,6 +372,18 @@ class ActionListener:
         # nested insert ended just before it, so it is the newest one kept.
         with self._nested_lock:
             return self._nested.pop(max(self._nested)) if self._nested else {}
+
+    def _input_metrics(self, execution_id: int | None) -> dict[str, Any]:
+        """What an execution read (rows, bytes), from Spark's status stores."""
+        if self._status_store is None or execution_id is None:
+            return {}
+        try:
+            if self._app_store is None:
+                self._app_store = self._jsession.sparkContext().statusStore()
+            return execution_input_metrics(self._app_store, self._status_store, execution_id)
+        except Exception as exc:
+            self._log_once("reading input metrics", exc)
+            return {}
 
     def _optimize(self, jquery: Any) -> Any:
         return self._jsession.sessionState().optimizer().execute(jquery)

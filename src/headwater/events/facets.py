@@ -21,6 +21,7 @@ __all__ = [
     "data_source_facet",
     "error_message_facet",
     "facet",
+    "input_statistics_facet",
     "job_type_facet",
     "lifecycle_state_change_facet",
     "output_statistics_facet",
@@ -43,6 +44,9 @@ FACET_SCHEMA_URLS: Mapping[str, str] = {
     "columnLineage": f"{_BASE}/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
     "dataSource": f"{_BASE}/1-0-1/DatasourceDatasetFacet.json#/$defs/DatasourceDatasetFacet",
     "errorMessage": f"{_BASE}/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet",
+    "inputStatistics": (
+        f"{_BASE}/1-0-0/InputStatisticsInputDatasetFacet.json#/$defs/InputStatisticsInputDatasetFacet"
+    ),
     "jobType": f"{_BASE}/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
     "lifecycleStateChange": (
         f"{_BASE}/1-0-1/LifecycleStateChangeDatasetFacet.json#/$defs/LifecycleStateChangeDatasetFacet"
@@ -147,6 +151,14 @@ def column_lineage_facet(
     if dataset:
         body["dataset"] = list(dataset)
     return facet("columnLineage", body)
+
+
+def input_statistics_facet(row_count: int, size: int | None) -> dict[str, Any]:
+    """The ``inputStatistics`` input facet: rows and bytes an action read of a dataset."""
+    body: dict[str, Any] = {"rowCount": row_count}
+    if size is not None:
+        body["size"] = size
+    return facet("inputStatistics", body)
 
 
 def output_statistics_facet(

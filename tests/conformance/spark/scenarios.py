@@ -149,6 +149,13 @@ def hive_ctas_commands(spark: Any) -> None:
     spark.sql("CREATE TABLE hive3.table2 USING hive AS SELECT city FROM hive3.table1")
 
 
+def single_rdd_statistics(spark: Any) -> None:
+    clean("/tmp/rdd_input", "/tmp/rdd_output")
+    spark.createDataFrame([(i, f"v{i}") for i in range(4)], ["k", "v"]).write.parquet("/tmp/rdd_input")
+    rows = spark.read.parquet("/tmp/rdd_input").rdd.map(lambda row: (row[0] * 2, row[1]))
+    rows.toDF(["k", "v"]).write.mode("overwrite").parquet("/tmp/rdd_output")
+
+
 def emit_metrics(spark: Any) -> None:
     drop(spark, "create_table_emit_test")
     clean("/tmp/emit_test/create_table_emit_test")
@@ -181,6 +188,14 @@ _PARENT_CONF = {
 }
 
 _SESSION_CATALOG: tuple[Scenario, ...] = (
+    Scenario(
+        "single rdd statistics",
+        "testSingleRDDStatistics",
+        "Open Lineage Integration Single RDD Statistics",
+        "/tmp/warehouse",
+        ("pysparkSingleRDDStatistics",),
+        single_rdd_statistics,
+    ),
     Scenario(
         "debug facet",
         "testEmitMetrics",
