@@ -21,8 +21,12 @@ ROOT = "/tmp/hw_fixtures"
 WAREHOUSE = f"{ROOT}/warehouse"
 
 
-def events_for(title: str, **conf: str) -> list[dict[str, Any]]:
-    data = json.loads((FIXTURES / f"{title}.json").read_text())
+def events_for(
+    title: str, *, fixtures: Path = FIXTURES, warehouse: str = WAREHOUSE, **conf: str
+) -> list[dict[str, Any]]:
+    """The events of the capture recorded as ``fixtures/<title>.json`` in a session
+    whose warehouse was ``warehouse``, under the Spark properties ``conf``."""
+    data = json.loads((fixtures / f"{title}.json").read_text())
     plan = PlanCapture.from_json(data["plan"])
     capture = ActionCapture(
         func_name=data["func_name"],
@@ -41,8 +45,8 @@ def events_for(title: str, **conf: str) -> list[dict[str, Any]]:
         tree=plan.tree,
         node_facts=plan.facts,
         tables=data["tables"],
-        warehouse_uri=f"file:{WAREHOUSE}",
-        table_namespace=f"file:{WAREHOUSE}",
+        warehouse_uri=f"file:{warehouse}",
+        table_namespace=f"file:{warehouse}",
     )
     events = action_events(capture, model, ctx)
     for event in events:

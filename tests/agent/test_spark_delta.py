@@ -16,6 +16,7 @@ from headwater.agent.columns import ASSIGNMENTS, column_lineage
 from headwater.agent.plan import PlanNode
 from headwater.agent.sources.delta import written_version
 from tests.agent.conftest import WAREHOUSE
+from tests.agent.test_plan_fixtures import events_for
 
 WAREHOUSE_URI = f"file:{WAREHOUSE}"
 TABLES = ("hw_delta_src", "hw_delta_tgt", "hw_delta_ctas", "hw_delta_saved")
@@ -246,3 +247,69 @@ def test_assignments_give_each_column_the_values_written_into_it() -> None:
         "k": {("/t", "k", "IDENTITY", "k"), ("/s", "k", "IDENTITY", "s.k")},
         "v": {("/s", "v", "IDENTITY", "s.v")},
     }
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "delta"
+FIXTURE_WAREHOUSE = "/tmp/hw_delta_fixtures/warehouse"
+
+
+def _replayed(title: str) -> dict[str, Any]:
+    """The COMPLETE event of a recorded Delta command (record_delta_plans.py), built
+    without a JVM, column lineage per field."""
+    return events_for(title, fixtures=FIXTURES, warehouse=FIXTURE_WAREHOUSE)[-1]
+
+
+def _described(output: dict[str, Any], column: str) -> set[tuple[str, str, str, str]]:
+    return {
+        (item["name"].rsplit("/", 1)[-1], item["field"], t["subtype"], t.get("description", ""))
+        for item in output["facets"]["columnLineage"]["fields"][column]["inputFields"]
+        for t in item["transformations"]
+    }
+
+
+def test_recorded_merge_through_a_view_with_clause_conditions() -> None:
+    event = _replayed("merge_through_a_view")
+    assert event["job"]["name"] == "fixtures.execute_merge_into_command.warehouse_events"
+    (output,) = event["outputs"]
+    assert output["name"] == f"{FIXTURE_WAREHOUSE}/events"
+    assert _version(output) == "2"
+    assert {n: _version(d) for n, d in _inputs(event).items()} == {"events": "1", "updates": "1"}
+    join = "FULL OUTER JOIN ON (t.event_id = s.event_id)"
+    condition = "(s.updated_at > t.last_updated_at)"
+    coalesce = "coalesce(spark_catalog.default.updates.updated_at, CAST(0 AS BIGINT)) AS updated_at"
+    # Kept by the conditional update, inserted from the view over updates.
+    assert _described(output, "event_id") == {
+        ("events", "event_id", "IDENTITY", "event_id"),
+        ("updates", "event_id", "IDENTITY", "s.event_id"),
+        ("events", "event_id", "JOIN", join),
+        ("updates", "event_id", "JOIN", join),
+        ("updates", "updated_at", "CONDITIONAL", condition),
+        ("events", "last_updated_at", "CONDITIONAL", condition),
+    }
+    # Set by the update (when its condition holds) and the insert, both from the coalesce.
+    assert _described(output, "last_updated_at") == {
+        ("updates", "updated_at", "TRANSFORMATION", coalesce),
+        ("updates", "updated_at", "CONDITIONAL", coalesce),
+        ("updates", "updated_at", "CONDITIONAL", condition),
+        ("events", "last_updated_at", "CONDITIONAL", condition),
+        ("events", "event_id", "JOIN", join),
+        ("updates", "event_id", "JOIN", join),
+    }
+
+
+def test_recorded_update_and_a_delete_that_changed_nothing() -> None:
+    update = _replayed("update_with_condition")
+    (output,) = update["outputs"]
+    assert _version(output) == "3"
+    events = "spark_catalog.default.events"
+    assert _described(output, "last_updated_at") == {
+        ("events", "last_updated_at", "TRANSFORMATION", f"({events}.last_updated_at * 2L)"),
+        ("events", "event_id", "FILTER", f"WHERE ({events}.event_id > 1L)"),
+    }
+    delete = _replayed("delete_with_condition")
+    (output,) = delete["outputs"]
+    # No row matched: Delta committed nothing, the table stays at the version read.
+    assert _version(output) == "3"
+    assert _version(_inputs(delete)["events"]) == "3"
+    deleted_where = ("events", "last_updated_at", "FILTER", f"WHERE ({events}.last_updated_at < 5L)")
+    assert deleted_where in _described(output, "event_id")

@@ -25,7 +25,9 @@ Commands that write assigned values rather than a projection (a MERGE's
 clauses, an UPDATE's SET) are handed over as an :data:`ASSIGNMENTS` node,
 which no Spark plan holds: its ``output`` attributes are the written columns
 and ``assignments`` lists, per column, the value expressions written into it;
-each is an edge described by the value's own SQL text.
+each is an edge described by the value's own SQL text. ``conditions`` lists, per
+column, the conditions under which values are written into it (a MERGE
+clause's ``WHEN MATCHED AND ...``): INDIRECT CONDITIONAL, as a CASE's are.
 
 The walk is iterative with a visited set, so diamond-shaped plans (self joins,
 unions) cost linear time.
@@ -224,6 +226,19 @@ def _value_edges(graph: _Graph, target: int, body: Expr, description: str) -> No
         graph.add(target, ident, Transformation("INDIRECT", "CONDITIONAL", False, description))
 
 
+def _assignment_edges(graph: _Graph, node: PlanNode) -> None:
+    """Edges of an :data:`ASSIGNMENTS` node (see the module doc)."""
+    conditions = node.fields.get("conditions") or []
+    assignments = node.fields.get("assignments", [])
+    for index, (target, values) in enumerate(zip(_ids(node.output()), assignments, strict=False)):
+        for value in parse_exprs(values):
+            _value_edges(graph, target, value, expr_sql(value))
+        for condition in parse_exprs(conditions[index] if index < len(conditions) else None):
+            conditional = Transformation("INDIRECT", "CONDITIONAL", False, expr_sql(condition))
+            for source in _value_ids(condition):
+                graph.add(target, source, conditional)
+
+
 def _build_graph(root: PlanNode) -> _Graph:
     graph = _Graph()
     for node in root.walk():
@@ -231,9 +246,7 @@ def _build_graph(root: PlanNode) -> _Graph:
             for expr in node.exprs(list_field):
                 _named_expression_edges(graph, expr)
         if node.cls == ASSIGNMENTS:
-            for target, values in zip(_ids(node.output()), node.fields.get("assignments", []), strict=False):
-                for value in parse_exprs(values):
-                    _value_edges(graph, target, value, expr_sql(value))
+            _assignment_edges(graph, node)
         if node.cls == "Generate":
             # explode(split(value)) AS word: each generated column is computed from
             # the columns the generator reads.

@@ -29,7 +29,7 @@ from typing import Any
 
 from headwater import naming
 from headwater.agent.columns import ASSIGNMENTS
-from headwater.agent.plan import Expr, PlanNode
+from headwater.agent.plan import Expr, PlanNode, parse_exprs
 from headwater.agent.py4j.chains import JvmChain, chained
 from headwater.agent.sources.common import (
     CapturedDataset,
@@ -214,9 +214,14 @@ def _expr_json(expr: Expr) -> list[dict[str, Any]]:
 
 
 def _assignments(
-    targets: list[Expr], values: list[list[Expr]], children: list[PlanNode], node: PlanNode
+    targets: list[Expr],
+    values: list[list[Expr]],
+    children: list[PlanNode],
+    node: PlanNode,
+    conditions: list[list[Expr]] | None = None,
 ) -> PlanNode:
-    """An ``Assignments`` node writing ``values[i]`` into column ``targets[i]``.
+    """An ``Assignments`` node writing ``values[i]`` into column ``targets[i]``, when
+    ``conditions[i]`` (a MERGE clause's ``AND ...``) hold.
 
     The written columns get ids of their own (negative: Spark's are not), so a
     target column that keeps its value is reached through its assignment, with
@@ -227,9 +232,10 @@ def _assignments(
         for index, t in enumerate(targets)
     ]
     assigned = [[_expr_json(v) for v in column] for column in values]
+    held = [[_expr_json(c) for c in column] for column in conditions or []]
     return PlanNode(
         cls=ASSIGNMENTS,
-        fields={"output": output, "assignments": assigned},
+        fields={"output": output, "assignments": assigned, "conditions": held},
         children=children,
         path=(*node.path, ("assignments", None)),
     )
@@ -258,14 +264,17 @@ def _merge_query(root: PlanNode, target: PlanNode, source: PlanNode) -> PlanNode
     values: list[list[Expr]] = [[] for _ in targets]
     kept = {t.expr_id for t in targets}
     position = {t.name: index for index, t in enumerate(targets)}
+    conditions: list[list[Expr]] = [[] for _ in targets]
     for field_name in ("matchedClauses", "notMatchedClauses", "notMatchedBySourceClauses"):
         for clause in root.exprs(field_name):
+            condition = parse_exprs(clause.fields.get("condition"))
             for action in clause.children:
                 if action.cls != "DeltaMergeAction" or not action.children:
                     continue
                 index = position.get(_column_name(action))
                 if index is not None:
                     values[index].append(_unqualified(action.children[0], kept))
+                    conditions[index].extend(condition)
     join = PlanNode(
         cls="Join",
         fields={
@@ -275,7 +284,7 @@ def _merge_query(root: PlanNode, target: PlanNode, source: PlanNode) -> PlanNode
         children=[target, source],
         path=(*root.path, ("merge-join", None)),
     )
-    return _assignments(targets, values, [join], root)
+    return _assignments(targets, values, [join], root, conditions)
 
 
 def _plan_output(plan: PlanNode) -> list[Expr]:
