@@ -117,3 +117,28 @@ def test_iceberg_schema_text_reads_as_spark_types():
         {"name": "tags", "type": "array"},
         {"name": "point", "type": "struct"},
     ]
+
+
+def _append(facts: dict[str, Any]) -> dict[str, Any]:
+    root = json.loads((FIXTURES / "append_values.json").read_text())
+    plan = PlanCapture.from_json({"plans": {"root": root}, "facts": {"root": facts}})
+    capture = ActionCapture("command", plan, executed={"node_name": "AppendData"})
+    config = AgentConfig.from_sources({}, {})
+    events = action_events(capture, RunModel(config, "app", "4.0.1", "0.1.0"), VisitContext(plan.tree, plan.facts))
+    return events[-1]
+
+
+def test_append_is_named_by_the_table_name_and_a_path_table_by_its_path():
+    event = _append(_table("source1", "3"))
+    assert event["job"]["name"] == "app.append_data.spark_catalog_default_source1"
+    (output,) = event["outputs"]
+    assert [(f["name"], f["type"]) for f in output["facets"]["schema"]["fields"]] == [("a", "long"), ("b", "long")]
+    assert "lifecycleStateChange" not in output["facets"]
+    # A table known by its path (Iceberg's path identifiers, delta.`/p`) has no symlink.
+    by_path = {**_table("t", "3"), "namespace": [], "name": "/data/lake/t", "table_name": "/data/lake/t"}
+    by_path["location"] = "/data/lake/t"
+    event = _append(by_path)
+    assert event["job"]["name"] == "app.append_data.lake_t"
+    (output,) = event["outputs"]
+    assert (output["namespace"], output["name"]) == ("file", "/data/lake/t")
+    assert "symlinks" not in output["facets"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from headwater import naming
+from headwater.agent.columns import node_output
 from headwater.agent.plan import Expr, PlanNode, parse_plan, short_class
 from headwater.agent.sources.common import (
     CapturedDataset,
@@ -64,9 +65,9 @@ __all__ = [
 ]
 
 
-
 def _table_ident(facts: Any) -> str | None:
-    if "name" not in facts:
+    """``namespace.table``; ``None`` for a table named by its path (``delta.`/p```)."""
+    if "name" not in facts or "/" in str(facts["name"]):
         return None
     return ".".join([*facts.get("namespace", []), facts["name"]])
 
@@ -187,8 +188,6 @@ def _aligned_query(query: PlanNode, columns: list[str]) -> PlanNode:
     position; column lineage pairs written columns with the query's output by
     position, so the table's own columns are picked out by name.
     """
-    from headwater.agent.columns import node_output
-
     by_id: dict[int, Expr] = {}
     for node in query.walk():
         for key in ("output", "projectList"):
@@ -211,13 +210,14 @@ def _aligned_query(query: PlanNode, columns: list[str]) -> PlanNode:
     return PlanNode("Project", {"projectList": projection}, children=[query], path=query.path)
 
 
-def _suffix(facts: Any, use_table_name: bool) -> str | None:
+def _suffix(facts: Any, dataset_name: str, use_table_name: bool) -> str:
     # The listener names a write into a table by the table's name
-    # (catalog.namespace.table) and a created or altered table by its identifier.
-    if use_table_name and facts.get("table_name"):
-        return str(facts["table_name"])
-    ident = _table_ident(facts)
-    return ident
+    # (catalog.namespace.table), a created or altered table by its identifier, and
+    # a table known by its path only by the path's last two parts.
+    table_name = str(facts.get("table_name") or "")
+    if use_table_name and table_name and "/" not in table_name:
+        return table_name
+    return _table_ident(facts) or naming.trim_path_suffix(dataset_name)
 
 
 def _write_table(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
@@ -242,7 +242,7 @@ def _write_table(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
     ds = CapturedDataset(*named, fields=fields, query=query, lifecycle=lifecycle)
     _decorate(ds, facts, ctx)
     visited.outputs.append(ds)
-    visited.job_suffix = _suffix(facts, use_table_name=True)
+    visited.job_suffix = _suffix(facts, ds.name, use_table_name=True)
 
 
 def _write_create(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
@@ -257,12 +257,10 @@ def _write_create(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
     ds = CapturedDataset(*named, fields=fields, query=query, lifecycle=TABLE_CREATES[root.cls])
     _decorate(ds, facts, ctx)
     visited.outputs.append(ds)
-    visited.job_suffix = _suffix(facts, use_table_name=False)
+    visited.job_suffix = _suffix(facts, ds.name, use_table_name=False)
 
 
 def _query_output(query: PlanNode) -> list[Expr]:
-    from headwater.agent.columns import node_output
-
     wanted = node_output(query)
     found: dict[int, Expr] = {}
     for node in query.walk():
@@ -281,7 +279,7 @@ def _write_alter(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
     ds = CapturedDataset(*named, fields=schema_from_struct(facts.get("schema")))
     _decorate(ds, facts, ctx)
     visited.outputs.append(ds)
-    visited.job_suffix = _suffix(facts, use_table_name=False)
+    visited.job_suffix = _suffix(facts, ds.name, use_table_name=False)
 
 
 def is_v2_drop(root: PlanNode, ctx: VisitContext) -> bool:
@@ -299,7 +297,7 @@ def write_drop(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
     _decorate(ds, facts, ctx)
     ds.catalog = None  # a dropped table's catalog facts are gone with it
     visited.outputs.append(ds)
-    visited.job_suffix = _suffix(facts, use_table_name=False)
+    visited.job_suffix = _suffix(facts, ds.name, use_table_name=False)
 
 
 FAMILY = SourceFamily(

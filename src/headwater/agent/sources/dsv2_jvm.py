@@ -73,7 +73,14 @@ TABLE_ALTERS = frozenset(
 #: Roots whose facts are catalog state (a version written, a schema changed).
 CAPTURE_AT_ONCE = frozenset(TABLE_WRITES) | frozenset(TABLE_CREATES) | TABLE_ALTERS
 
-_SESSION_CATALOG = "V2SessionCatalog"
+#: Catalog classes and interfaces whose tables live in Spark's session catalog.
+_SESSION_BACKED = frozenset(
+    {
+        "org.apache.spark.sql.execution.datasources.v2.V2SessionCatalog",
+        "org.apache.spark.sql.connector.catalog.DelegatingCatalogExtension",
+        "org.apache.spark.sql.connector.catalog.CatalogExtension",
+    }
+)
 
 #: Fact of a write into a staged table: the write an atomic CTAS/RTAS runs as a
 #: query of its own, which the listener hears of before the command itself.
@@ -202,19 +209,33 @@ def alter_facts(node: Any) -> dict[str, Any]:
     return _loaded_table_facts(resolved.catalog(), resolved.identifier())
 
 
+def _session_backed(catalog: Any) -> bool:
+    """Whether ``catalog`` is the session catalog or extends it (its class, a
+    superclass or one of their interfaces is in :data:`_SESSION_BACKED`)."""
+    current = catalog.getClass()
+    while current is not None:
+        if str(current.getName()) in _SESSION_BACKED:
+            return True
+        if any(str(i.getName()) in _SESSION_BACKED for i in current.getInterfaces()):
+            return True
+        current = current.getSuperclass()
+    return False
+
+
 def dropped_table_facts(node: Any) -> dict[str, Any]:
     """A v2 ``DropTable``: the identifier, and where the table was.
 
     The table is gone when the listener hears of the drop, so its location is
     the one the catalog gives its tables: the namespace's location plus the
     table name (the Iceberg Hadoop catalog's layout, and the default of the
-    others). Session-catalog drops are :mod:`.ddl`'s.
+    others). Drops in the session catalog, or in a catalog that extends it
+    (Delta's, Iceberg's ``SparkSessionCatalog``), are :mod:`.ddl`'s.
     """
     resolved = node.child()
     catalog, ident = resolved.catalog(), resolved.identifier()
-    facts = _identifier_facts(catalog, ident)
-    if short_class(facts.get("catalog_class", "")) == _SESSION_CATALOG:
+    if _session_backed(catalog):
         return {}
+    facts = _identifier_facts(catalog, ident)
     facts[V2_DROP] = True
     try:
         metadata = catalog.loadNamespaceMetadata(ident.namespace())
