@@ -258,3 +258,31 @@ def test_dataframe_made_from_the_rdd_of_a_table_reads_the_table(ice, lineage):
     assert _columns(source) == [("id", "long"), ("v", "string")]
     assert _version(source) == _snapshots(ice, "src")[-1]
     _assert_table(_output(event), "tgt")
+
+
+def test_writer_v2_replace_and_dynamic_overwrite(ice, lineage):
+    _source(ice)
+    frame = ice.table(f"{NAMESPACE}.src")
+    frame.writeTo(f"{NAMESPACE}.tgt").using("iceberg").partitionedBy("id").createOrReplace()
+    frame.where("id = 1").writeTo(f"{NAMESPACE}.tgt").overwritePartitions()
+    events = lineage.action_events()
+    replaced = _output(_complete(events, ".atomic_replace_table_as_select.hw_tgt"))
+    assert _lifecycle(replaced) == "OVERWRITE"
+    assert _version(replaced) == _snapshots(ice, "tgt")[0]
+    overwritten = _output(_complete(events, ".overwrite_partitions_dynamic.ice_hw_tgt"))
+    _assert_table(overwritten, "tgt")
+    assert _lifecycle(overwritten) == "OVERWRITE"
+    assert _version(overwritten) == _snapshots(ice, "tgt")[-1]
+    assert _direct(overwritten, "v") == {("src", "v")}
+
+
+def test_snapshot_id_read_option_reports_that_snapshot(ice, lineage, tmp_path):
+    _source(ice)
+    ice.sql(f"INSERT INTO {NAMESPACE}.src VALUES (4, 'd')")
+    first = _snapshots(ice, "src")[0]
+    frame = ice.read.format("iceberg").option("snapshot-id", first).load(f"{NAMESPACE}.src")
+    frame.write.parquet(str(tmp_path / "old"))
+    event = [e for e in lineage.action_events() if e["eventType"] == "COMPLETE" and e["inputs"]][-1]
+    (source,) = event["inputs"]
+    _assert_table(source, "src")
+    assert _version(source) == first

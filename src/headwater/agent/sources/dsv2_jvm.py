@@ -167,8 +167,11 @@ def v2_relation_facts(jrelation: Any) -> dict[str, Any]:
     table_class = str(jtable.getClass().getName())
     if _names_by_options(table_class):
         return {"table_class": table_class, "options": _string_map(jrelation.options())}
-    facts = table_facts(jtable)
-    facts.update(_identifier_facts(option(jrelation.catalog()), option(jrelation.identifier())))
+    # The format may name the table better than the identifier the relation was
+    # loaded by (Iceberg's time-travel selectors ride on the table name), so its
+    # facts come last.
+    facts = _identifier_facts(option(jrelation.catalog()), option(jrelation.identifier()))
+    facts.update(table_facts(jtable))
     return facts
 
 

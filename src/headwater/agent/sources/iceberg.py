@@ -33,8 +33,27 @@ _CATALOG_TYPES = {
 
 
 def iceberg_table_facts(jtable: Any) -> dict[str, Any]:
-    """Location, snapshot, storage and catalog facts of an Iceberg ``SparkTable``."""
-    return _table_facts(jtable.table(), jtable.snapshotId())  # snapshotId: set by time travel
+    """Location, snapshot, storage and catalog facts of an Iceberg ``SparkTable``, and
+    its namespace and name: a read with ``snapshot-id``/``as-of-timestamp``/``branch``
+    options loads the table under a name with a selector (``t.snapshot_id_42``),
+    which the Iceberg table's own name (``catalog.namespace.t``) has not."""
+    table = jtable.table()
+    facts = _table_facts(table, jtable.snapshotId())  # snapshotId: set by time travel
+    facts.update(_identifier(str(table.name())))
+    return facts
+
+
+def _identifier(table_name: str) -> dict[str, Any]:
+    """``catalog``, ``namespace`` and ``name`` from an Iceberg table name
+    (``catalog.namespace.table``); none for a table named by its path."""
+    if "/" in table_name:
+        return {}
+    parts = table_name.split(".")
+    if len(parts) >= 3:
+        return {"catalog": parts[0], "namespace": parts[1:-1], "name": parts[-1]}
+    if len(parts) == 2:
+        return {"namespace": parts[:1], "name": parts[1]}
+    return {}
 
 
 def input_partition_facts(partition: Any) -> dict[str, Any]:
@@ -42,11 +61,7 @@ def input_partition_facts(partition: Any) -> dict[str, Any]:
     names a relation's (``catalog.namespace.table``; its schema as Spark types)."""
     table = partition.table()
     facts = _table_facts(table, None)
-    parts = str(table.name()).split(".")
-    if len(parts) >= 3:
-        facts["catalog"], facts["namespace"], facts["name"] = parts[0], parts[1:-1], parts[-1]
-    elif len(parts) == 2:
-        facts["namespace"], facts["name"] = parts[:1], parts[1]
+    facts.update(_identifier(str(table.name())))
     facts["schema"] = spark_struct(str(table.schema().toString()))
     return facts
 
