@@ -286,3 +286,15 @@ def test_snapshot_id_read_option_reports_that_snapshot(ice, lineage, tmp_path):
     (source,) = event["inputs"]
     _assert_table(source, "src")
     assert _version(source) == first
+
+
+def test_branch_write_reports_the_branch_head(ice, lineage):
+    _source(ice)
+    ice.sql(f"ALTER TABLE {NAMESPACE}.src CREATE BRANCH dev")
+    ice.sql(f"INSERT INTO {NAMESPACE}.src.branch_dev VALUES (5, 'e')")
+    head = str(ice.sql(f"SELECT snapshot_id FROM {NAMESPACE}.src.refs WHERE name = 'dev'").collect()[0][0])
+    main = str(ice.sql(f"SELECT snapshot_id FROM {NAMESPACE}.src.refs WHERE name = 'main'").collect()[0][0])
+    assert head != main
+    output = _output(_complete(lineage.action_events(), ".append_data."))
+    _assert_table(output, "src")
+    assert _version(output) == head

@@ -38,9 +38,25 @@ def iceberg_table_facts(jtable: Any) -> dict[str, Any]:
     options loads the table under a name with a selector (``t.snapshot_id_42``),
     which the Iceberg table's own name (``catalog.namespace.t``) has not."""
     table = jtable.table()
-    facts = _table_facts(table, jtable.snapshotId())  # snapshotId: set by time travel
+    pinned = jtable.snapshotId()  # set by time travel
+    if pinned is None:
+        pinned = _branch_head(jtable, table)
+    facts = _table_facts(table, pinned)
     facts.update(_identifier(str(table.name())))
     return facts
+
+
+def _branch_head(jtable: Any, table: Any) -> Any:
+    """The newest snapshot of the branch a ``SparkTable`` reads or writes
+    (``t.branch_dev``, the ``branch`` option), ``None`` for the main branch."""
+    try:
+        branch = jtable.branch()
+    except Exception:  # an Iceberg release without branches
+        return None
+    if branch is None or str(branch) == "main":
+        return None
+    snapshot = table.snapshot(str(branch))
+    return snapshot.snapshotId() if snapshot is not None else None
 
 
 def _identifier(table_name: str) -> dict[str, Any]:
