@@ -54,6 +54,9 @@ STORAGE = ("delta", "parquet")
 _LOG_FILE_INDEX = "org.apache.spark.sql.delta.files.TahoeLogFileIndex"
 #: The version a Delta relation scans: the snapshot its file index pinned when the
 #: query was analysed (``version()`` of a ``TahoeLogFileIndex`` is the newest one).
+#: One call when Delta is on the JVM's class path; with ``spark.jars.packages`` its
+#: classes are not visible to the chain's builder and the four calls are made one by
+#: one (0.16 ms a relation, measured on Spark 4.0.1 / Delta 4.0.0; cached per relation).
 _RELATION_VERSION = JvmChain(
     ("org.apache.spark.sql.execution.datasources.LogicalRelation", "relation", ()),
     ("org.apache.spark.sql.execution.datasources.HadoopFsRelation", "location", ()),
