@@ -130,6 +130,19 @@ def group_by(spark: Any) -> None:
     spark.sql("CREATE TABLE t2 USING delta AS SELECT sum(a) AS c, b AS d FROM t1 GROUP BY b")
 
 
+def replace_table(spark: Any) -> None:
+    drop(spark, "tbl")
+    clean(f"{WAREHOUSE}/v2_replace_table")
+    spark.sql(f"CREATE TABLE tbl (a long, b long) USING delta LOCATION '{WAREHOUSE}/v2_replace_table'")
+    spark.sql(f"REPLACE TABLE tbl (c string, d string) USING delta LOCATION '{WAREHOUSE}/v2_replace_table'")
+
+
+def save_into_data_source(spark: Any) -> None:
+    clean(f"{WAREHOUSE}/save_into_data_source_target")
+    frame = _long_strings(spark, [(1, "a"), (2, "b")])
+    frame.write.format("delta").mode("overwrite").save(f"{WAREHOUSE}/save_into_data_source_target")
+
+
 def _scenario(name: str, expected: tuple[str, ...], job: Any) -> Scenario:
     return Scenario(name, NAMESPACE, APP, WAREHOUSE, expected, job, session="delta")
 
@@ -155,4 +168,10 @@ DELTA_SCENARIOS: tuple[Scenario, ...] = (
         merge_column_lineage,
     ),
     _scenario("delta group by", ("pysparkDeltaGroupByCompleteEvent",), group_by),
+    _scenario(
+        "delta replace table",
+        ("pysparkV2ReplaceTableStartEvent", "pysparkV2ReplaceTableCompleteEvent"),
+        replace_table,
+    ),
+    _scenario("delta save into data source", ("pysparkSaveIntoDatasourceCompleteEvent",), save_into_data_source),
 )
