@@ -142,3 +142,24 @@ def test_append_is_named_by_the_table_name_and_a_path_table_by_its_path():
     (output,) = event["outputs"]
     assert (output["namespace"], output["name"]) == ("file", "/data/lake/t")
     assert "symlinks" not in output["facets"]
+
+
+@pytest.mark.parametrize(
+    ("description", "columns"),
+    [
+        ("spark_catalog.default.s (branch=null) [filters=((a > 1 AND NOT (b = 7)) OR a IS NULL), groupedBy=]", ["a", "b"]),
+        # A quoted value names no column; a column name may hold a space.
+        ("spark_catalog.default.w (branch=null) [filters=weird col IS NOT NULL, weird col = 'a > b', groupedBy=]", ["weird col"]),
+        ("spark_catalog.default.s (branch=null) [filters=, groupedBy=]", []),
+        ("ParquetScan DataFilters: [isnotnull(a#1)], PushedFilters: [IsNotNull(a), GreaterThan(a,1)], ReadSchema: struct<a:int>", ["a"]),
+        # Outside the filters (the table's name here) nothing counts.
+        ("spark_catalog.a.b (branch=null)", []),
+    ],
+)
+def test_filters_a_scan_applies_are_found_in_its_description(description: str, columns: list[str]):
+    from headwater.agent.sources.dsv2 import scan_filter_sources
+
+    schema = {"fields": [{"name": name} for name in ("a", "b", "c", "weird col")]}
+    found = scan_filter_sources({"scan_description": description, "schema": schema}, [])
+    assert [name for name, _ in found] == columns
+    assert all((how.type, how.subtype) == ("INDIRECT", "FILTER") for _, how in found)

@@ -19,10 +19,11 @@ left are catalog state the job's next statement may change.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from headwater import naming
-from headwater.agent.columns import node_output
+from headwater.agent.columns import Transformation, node_output
 from headwater.agent.plan import Expr, PlanNode, parse_plan, short_class
 from headwater.agent.sources.common import (
     CapturedDataset,
@@ -59,6 +60,7 @@ __all__ = [
     "is_v2_drop",
     "rdd_scan_datasets",
     "rdd_scan_tables",
+    "scan_filter_sources",
     "table_facts",
     "v2_relation_facts",
     "write_drop",
@@ -143,6 +145,7 @@ def read_v2_relation(node: PlanNode, ctx: VisitContext) -> list[CapturedDataset]
         attributes={a.expr_id: a.name or "" for a in attributes if a.expr_id is not None},
     )
     _decorate(ds, facts, ctx)
+    ds.row_sources = scan_filter_sources(facts, [name for name, _, _ in ds.fields])
     written = ctx.facts(ctx.tree)
     if (
         ctx.tree.cls in TABLE_WRITES
@@ -152,6 +155,30 @@ def read_v2_relation(node: PlanNode, ctx: VisitContext) -> list[CapturedDataset]
     ):
         ds.version = str(facts["previous_version"])
     return [ds]
+
+
+#: The filters in a scan's description: Iceberg's ``[filters=..., groupedBy=...]``,
+#: Spark's file scans' ``PushedFilters: [...]``.
+_SCAN_FILTERS = (re.compile(r"\[filters=(.*), groupedBy="), re.compile(r"PushedFilters: \[(.*?)\]"))
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'")
+
+
+def scan_filter_sources(facts: Any, columns: list[str]) -> list[tuple[str, Transformation]]:
+    """The table's columns the filters its scan applies read, as INDIRECT FILTER
+    sources of every column written from its rows (found by name in the filters'
+    text, quoted values left out; the table's columns, not only those read)."""
+    text = str(facts.get("scan_description") or "")
+    found = next((m.group(1) for p in _SCAN_FILTERS if (m := p.search(text))), "")
+    if not found:
+        return []
+    unquoted = _QUOTED.sub("''", found)
+    names = [str(f.get("name")) for f in (facts.get("schema") or {}).get("fields", [])] or columns
+    how = Transformation("INDIRECT", "FILTER", False, found)
+    return [
+        (name, how)
+        for name in names
+        if re.search(rf"(?<![\w.`]){re.escape(name)}(?![\w`])", unquoted)
+    ]
 
 
 def rdd_scan_datasets(tables: list[Any], ctx: VisitContext) -> list[CapturedDataset]:

@@ -176,7 +176,15 @@ def v2_relation_facts(jrelation: Any) -> dict[str, Any]:
 
 
 def scan_relation_facts(node: Any) -> dict[str, Any]:
-    return v2_relation_facts(node.relation())
+    """A ``DataSourceV2ScanRelation``'s relation facts, and its scan's description:
+    the filters a source takes into its scan entirely (Iceberg takes every one it
+    can) leave no ``Filter`` in the plan, only there."""
+    facts = v2_relation_facts(node.relation())
+    try:
+        facts["scan_description"] = str(node.scan().description())
+    except Exception:
+        logger.debug("no scan description", exc_info=True)
+    return facts
 
 
 def table_write_facts(node: Any) -> dict[str, Any]:
