@@ -140,10 +140,10 @@ def _table_facts(table: Any, pinned: Any) -> dict[str, Any]:
     facts["file_format"] = str(properties.get("write.format.default") or "parquet").lower()
     try:
         catalog = table.io().properties()
-        if catalog.get("type") is not None:
-            facts["catalog_type"] = str(catalog.get("type"))
-        if catalog.get("warehouse") is not None:
-            facts["warehouse"] = str(catalog.get("warehouse"))
+        for key, fact in (("type", "catalog_type"), ("warehouse", "warehouse")):
+            value = catalog.get(key)
+            if value is not None:
+                facts[fact] = str(value)
     except Exception:
         logger.debug("no catalog properties on the table's FileIO", exc_info=True)
     if "catalog_type" not in facts:
