@@ -123,6 +123,13 @@ def test_create_table_is_a_created_iceberg_table(ice, lineage):
     assert _lifecycle(output) == "CREATE"
     assert _columns(output) == [("a", "string"), ("b", "integer")]
     assert _version(output) is None  # no snapshot before the first write
+    ice.sql(f"REPLACE TABLE {NAMESPACE}.ddl (c long) USING iceberg")
+    replaced = _complete(lineage.action_events(), ".atomic_replace_table.")
+    assert replaced["job"]["name"].endswith(".atomic_replace_table.hw_ddl")
+    output = _output(replaced)
+    _assert_table(output, "ddl")
+    assert _lifecycle(output) == "OVERWRITE"
+    assert _columns(output) == [("c", "long")]
 
 
 def test_insert_reports_the_snapshot_it_wrote_and_reads_the_one_read(ice, lineage):
