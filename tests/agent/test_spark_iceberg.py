@@ -311,3 +311,14 @@ def test_branch_write_reports_the_branch_head(ice, lineage):
     output = _output(_complete(lineage.action_events(), ".append_data."))
     _assert_table(output, "src")
     assert _version(output) == head
+
+
+def test_delete_of_whole_partitions_is_a_metadata_delete_of_the_table(ice, lineage):
+    ice.sql(f"CREATE TABLE {NAMESPACE}.upd (id long, v string) USING iceberg PARTITIONED BY (id)")
+    ice.sql(f"INSERT INTO {NAMESPACE}.upd VALUES (1, 'a'), (2, 'b')")
+    ice.sql(f"DELETE FROM {NAMESPACE}.upd WHERE id = 1")
+    event = _complete(lineage.action_events(), ".delete_from_table.")
+    assert event["job"]["name"].endswith(".delete_from_table.ice_hw_upd")
+    output = _output(event)
+    _assert_table(output, "upd")
+    assert _version(output) == _snapshots(ice, "upd")[-1]

@@ -46,8 +46,10 @@ TABLE_WRITES: dict[str, tuple[str, str | None]] = {
     "OverwritePartitionsDynamic": ("table", "OVERWRITE"),
     "ReplaceData": ("originalTable", None),
     "WriteDelta": ("originalTable", None),
-    # A DELETE that drops whole files (no rows rewritten).
+    # A DELETE that drops whole files (no rows rewritten), as analysed and as the
+    # optimizer makes it when the filters alone decide (a whole partition).
     "DeleteFromTable": ("table", None),
+    "DeleteFromTableWithFilters": ("table", None),
 }
 #: Commands that create or replace a v2 table (named by a ``ResolvedIdentifier``).
 TABLE_CREATES: dict[str, str] = {
