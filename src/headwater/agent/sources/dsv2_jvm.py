@@ -151,7 +151,7 @@ def _names_by_options(table_class: str) -> bool:
 
 
 def _string_map(options: Any) -> dict[str, str]:
-    """A Java or Scala string map as a dict (one call: its entries' text)."""
+    """A Java or Scala string map as a dict."""
     if options is None:
         return {}
     try:
