@@ -49,6 +49,7 @@ from headwater.agent.sources.dsv2_jvm import (
     table_write_facts,
     v2_relation_facts,
 )
+from headwater.agent.sources import formats
 from headwater.agent.sources.family import SourceFamily
 
 __all__ = [
@@ -121,9 +122,7 @@ def _named(facts: Any, ctx: VisitContext) -> tuple[str, str] | None:
 
 def _option_datasets(facts: Any, attributes: list[Expr]) -> list[CapturedDataset] | None:
     """The datasets a table named by its options names (``None`` for other tables)."""
-    from headwater.agent.sources.registry import V2_OPTION_DATASETS
-
-    named = V2_OPTION_DATASETS.get(short_class(str(facts.get("table_class", ""))))
+    named = formats.OPTION_DATASETS.get(short_class(str(facts.get("table_class", ""))))
     if named is None or "options" not in facts:
         return None
     return named(dict(facts["options"]), attributes)

@@ -16,6 +16,7 @@ import logging
 from typing import Any
 
 from headwater.agent.plan import short_class
+from headwater.agent.sources import formats
 from headwater.agent.sources.jvm_common import option
 
 __all__ = [
@@ -92,10 +93,7 @@ V2_DROP = "v2_drop"
 
 
 def _format_facts(jtable: Any, table_class: str) -> dict[str, Any]:
-    # The registry merges every family's v2_table_lookups, and imports this module.
-    from headwater.agent.sources.registry import V2_TABLE_LOOKUPS
-
-    lookup = V2_TABLE_LOOKUPS.get(short_class(table_class))
+    lookup = formats.TABLE_LOOKUPS.get(short_class(table_class))
     if lookup is None:
         return {}
     try:
@@ -145,9 +143,7 @@ def _identifier_facts(catalog: Any, ident: Any) -> dict[str, Any]:
 
 
 def _names_by_options(table_class: str) -> bool:
-    from headwater.agent.sources.registry import V2_OPTION_DATASETS
-
-    return short_class(table_class) in V2_OPTION_DATASETS
+    return short_class(table_class) in formats.OPTION_DATASETS
 
 
 def _string_map(options: Any) -> dict[str, str]:
@@ -269,8 +265,6 @@ def rdd_scan_tables(rdd: Any) -> list[dict[str, Any]]:
     mapped and made a DataFrame again): each ``DataSourceRDD``'s input partitions,
     asked by their class through ``v2_table_lookups`` (an Iceberg partition knows its
     table)."""
-    from headwater.agent.sources.registry import V2_TABLE_LOOKUPS
-
     found: list[dict[str, Any]] = []
     seen: set[int] = set()
     stack = [rdd]
@@ -286,7 +280,7 @@ def rdd_scan_tables(rdd: Any) -> list[dict[str, Any]]:
                 inputs = partitions[0].inputPartitions()
                 if int(inputs.size()):
                     partition = inputs.head()
-                    lookup = V2_TABLE_LOOKUPS.get(short_class(str(partition.getClass().getName())))
+                    lookup = formats.TABLE_LOOKUPS.get(short_class(str(partition.getClass().getName())))
                     if lookup is not None:
                         facts = dict(lookup(partition))
                         if facts not in found:

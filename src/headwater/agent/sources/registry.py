@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from headwater.agent.plan import PlanNode, short_class
-from headwater.agent.sources import ddl, delta, dsv2, files, iceberg, jdbc, kafka, logical_rdds, tables
+from headwater.agent.sources import ddl, delta, dsv2, files, formats, iceberg, jdbc, kafka, logical_rdds, tables
 from headwater.agent.sources.common import CapturedDataset, VisitContext, Visited
 from headwater.agent.sources.family import (
     Lookup,
@@ -74,6 +74,8 @@ _TABLE_PROVIDER_LOOKUPS: Mapping[str, Lookup] = _merged("table_provider_lookups"
 V2_TABLE_LOOKUPS: Mapping[str, Lookup] = _merged("v2_table_lookups")
 #: DSv2 ``Table`` class -> the datasets its relation's options name (used by the DSv2 family).
 V2_OPTION_DATASETS: Mapping[str, OptionDatasets] = _merged("v2_option_datasets")
+formats.TABLE_LOOKUPS.update(V2_TABLE_LOOKUPS)
+formats.OPTION_DATASETS.update(V2_OPTION_DATASETS)
 
 
 def base_relation_facts(relation: Any) -> dict[str, Any]:
