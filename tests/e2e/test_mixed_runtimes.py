@@ -8,6 +8,11 @@ paths, into one real headwater server, each under its own job namespace. What
 the listener reports, headwater's agent reports under the same job names with
 the same input and output datasets, so the two producers' jobs meet at the
 same dataset nodes. The listener is a test-only download, never a dependency.
+
+One difference is by design: an atomic CTAS/RTAS writes its staged table in a
+second SQL execution, which the listener reports as a job of its own
+(``…overwrite_by_expression…``, ``…append_data…``) beside the command; the
+agent reports the command only (one action, one run, one new version).
 """
 
 from __future__ import annotations
@@ -51,6 +56,12 @@ def _run_arm(arm: str, url: str, root: Path) -> None:
     json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def _nested_writes(jobs: set[Job]) -> set[Job]:
+    """Writes of a table an atomic CTAS/RTAS job of the same producer also writes."""
+    staged = {outputs for name, _, outputs in jobs if ".atomic_" in name and "_as_select" in name}
+    return {job for job in jobs if ".atomic_" not in job[0] and job[2] in staged}
+
+
 def _jobs(url: str, namespace: str) -> set[Job]:
     answer = httpx.get(f"{url}/api/v1/namespaces/{quote(namespace, safe='')}/jobs", params={"limit": 1000})
     answer.raise_for_status()
@@ -80,7 +91,7 @@ def test_every_job_the_listener_reports_has_the_same_name_and_datasets_under_the
 ) -> None:
     _, jobs = reported
     assert jobs["listener"], "the listener reported no job with outputs"
-    missing = jobs["listener"] - jobs["headwater"]
+    missing = jobs["listener"] - _nested_writes(jobs["listener"]) - jobs["headwater"]
     assert not missing, (
         "reported by the listener, not alike by the agent:\n"
         + "\n".join(map(str, sorted(missing)))
