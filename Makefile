@@ -29,9 +29,12 @@ $(STAMP_35): pyproject.toml constraints/spark-3.5.txt
 demo: $(STAMP)
 	$(BIN)/headwater demo
 
+# Both lines run even when the first fails, so one run reports every failure.
 test: $(STAMP) $(STAMP_35)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
-	$(BIN_35)/python -m pytest tests/agent tests/conformance $(PYTEST_ARGS)
+	status=0; \
+	$(BIN)/python -m pytest $(PYTEST_ARGS) || status=$$?; \
+	$(BIN_35)/python -m pytest tests/agent tests/conformance $(PYTEST_ARGS) || status=$$?; \
+	exit $$status
 
 bench: $(STAMP)
 	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
