@@ -24,7 +24,7 @@ from typing import Any
 
 from headwater import naming
 from headwater.agent.columns import Transformation, node_output
-from headwater.agent.plan import Expr, PlanNode, parse_plan, short_class
+from headwater.agent.plan import Expr, PlanNode, parse_exprs, parse_plan, short_class
 from headwater.agent.sources.common import (
     CapturedDataset,
     VisitContext,
@@ -297,12 +297,37 @@ def _query_output(query: PlanNode) -> list[Expr]:
     return [found[i] for i in wanted if i in found]
 
 
+def _altered_schema(root: PlanNode, facts: Any) -> list | None:
+    """The schema an ADD COLUMNS or a top-level RENAME COLUMN left, from the table as
+    the command resolved it (its ``ResolvedTable`` child) and the change it names,
+    not from the catalog: by the time Spark reports the command, the job's next
+    statement may have changed the table again. ``None`` for other changes."""
+    before = root.children[0] if root.children else None
+    if before is None or before.cls != "ResolvedTable":
+        return None
+    fields = schema_from_attributes(parse_exprs(before.fields.get("outputAttributes") or []))
+    if root.cls == "AddColumns" and "added_columns" in facts:
+        added = [column for column in facts["added_columns"] if "." not in column["name"]]
+        if len(added) != len(facts["added_columns"]):
+            return None  # a nested field: the catalog's schema says it
+        return fields + schema_from_struct({"fields": added})
+    if root.cls == "RenameColumn":
+        column = (root.fields.get("column") or [{}])[0]
+        old, new = (column.get("field") or {}).get("name"), root.fields.get("newName")
+        if column.get("path") or not old or not isinstance(new, str):
+            return None
+        return [(new if name == old else name, type_, children) for name, type_, children in fields]
+    return None
+
+
 def _write_alter(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
     facts = ctx.facts(root)
     named = _named(facts, ctx)
     if named is None:
         return
-    ds = CapturedDataset(*named, fields=schema_from_struct(facts.get("schema")))
+    altered = _altered_schema(root, facts)
+    fields = altered if altered is not None else schema_from_struct(facts.get("schema"))
+    ds = CapturedDataset(*named, fields=fields)
     _decorate(ds, facts, ctx)
     visited.outputs.append(ds)
     visited.job_suffix = _suffix(facts, ds.name, use_table_name=False)

@@ -215,7 +215,19 @@ def create_facts(node: Any) -> dict[str, Any]:
 
 def alter_facts(node: Any) -> dict[str, Any]:
     resolved = node.table()  # a ResolvedTable, holding the table as it was before
-    return _loaded_table_facts(resolved.catalog(), resolved.identifier())
+    facts = _loaded_table_facts(resolved.catalog(), resolved.identifier())
+    if short_class(str(node.getClass().getName())) == "AddColumns":
+        # The columns added, from the command itself: the catalog, asked when Spark
+        # reports the command, may already hold the job's next change.
+        try:
+            columns = node.columnsToAdd()
+            facts["added_columns"] = [
+                {"name": str(columns.apply(i).colName()), "type": json.loads(str(columns.apply(i).dataType().json()))}
+                for i in range(int(columns.size()))
+            ]
+        except Exception:
+            logger.debug("no columns to add", exc_info=True)
+    return facts
 
 
 def _session_backed(catalog: Any) -> bool:
