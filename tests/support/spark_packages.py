@@ -47,7 +47,9 @@ def lakehouse_conf(iceberg_warehouse: str, packages: tuple[str, ...] = (ICEBERG,
     Hive and parquet tables keep working) and Iceberg lives in a Hadoop catalog
     named ``ice`` at ``iceberg_warehouse``."""
     conf = {"spark.jars.packages": ",".join(packages)}
-    extensions = [_EXTENSIONS[p] for p in packages if p in _EXTENSIONS]
+    # Delta's extension first: on Spark 3.5, Iceberg's row-level rewrite rules also
+    # match a Delta table's UPDATE and fail on it when they run before Delta's.
+    extensions = [_EXTENSIONS[p] for p in (DELTA, ICEBERG) if p in packages]
     if extensions:
         conf["spark.sql.extensions"] = ",".join(extensions)
     if DELTA in packages:
