@@ -74,8 +74,12 @@ def _source_and_target(spark: Any) -> None:
 def test_save_to_a_path_reports_each_version_written(spark: Any, lineage: Any, delta_tables: Path) -> None:
     path = str(delta_tables / "saved")
     df = spark.createDataFrame([(1, "a")], "k long, v string")
+    # Each save is reported before the next commits: a save(path) reads nothing
+    # first, so it reports the newest version when it is captured.
     df.write.format("delta").save(path)
+    lineage.action_events()
     df.write.format("delta").mode("append").save(path)
+    lineage.action_events()
     df.write.format("delta").mode("overwrite").save(path)
     saves = [e for e in lineage.action_events() if e["eventType"] == "COMPLETE" and e["outputs"]]
     outputs = [e["outputs"][0] for e in saves if "save_into_data_source" in e["job"]["name"]]
