@@ -22,11 +22,13 @@ __all__ = [
     "VisitContext",
     "Visited",
     "catalog_table_ident",
+    "column_names_by_id",
     "dataset_at",
     "datasets_at",
     "schema_from_attributes",
     "schema_from_struct",
     "symlink_for",
+    "written_query",
 ]
 
 
@@ -123,11 +125,22 @@ def dataset_at(location: str, ctx: VisitContext) -> tuple[str, str]:
     return namespace, name
 
 
+def column_names_by_id(attributes: list[Expr]) -> dict[int, str]:
+    """exprId -> column name of a relation's output attributes (the column-lineage leaves)."""
+    return {a.expr_id: a.name or "" for a in attributes if a.expr_id is not None}
+
+
+def written_query(root: PlanNode) -> PlanNode | None:
+    """The plan whose rows a write command at ``root`` writes (column-lineage root):
+    its ``query`` inner plan (a CTAS keeps it there), else its child."""
+    return root.inner.get("query") or (root.children[0] if root.children else None)
+
+
 def datasets_at(node: PlanNode, locations: list[str], ctx: VisitContext) -> list[CapturedDataset]:
     """What a leaf ``node`` reads from each of ``locations``: one dataset each, with
     the node's output columns as its schema and as the column-lineage leaves."""
     attributes = node.output()
-    by_id = {a.expr_id: a.name or "" for a in attributes if a.expr_id is not None}
+    by_id = column_names_by_id(attributes)
     fields = schema_from_attributes(attributes)
     datasets = []
     for location in locations:

@@ -24,6 +24,7 @@ from headwater.agent.sources.common import (
     datasets_at,
     schema_from_struct,
     symlink_for,
+    written_query,
 )
 from headwater.agent.sources.family import SourceFamily
 from headwater.agent.sources.jvm_common import option, query_schema
@@ -114,9 +115,6 @@ def output_at(
     return ds
 
 
-def _query(root: PlanNode) -> PlanNode | None:
-    return root.inner.get("query") or (root.children[0] if root.children else None)
-
 
 def _add(output: CapturedDataset, visited: Visited) -> None:
     visited.outputs.append(output)
@@ -129,7 +127,7 @@ def write_insert_fs(root: PlanNode, ctx: VisitContext, visited: Visited) -> None
     if not location:
         return
     ident = catalog_table_ident(root.fields.get("catalogTable"))
-    output = output_at(location, ctx, schema_from_struct(facts.get("query_schema")), _query(root), ident)
+    output = output_at(location, ctx, schema_from_struct(facts.get("query_schema")), written_query(root), ident)
     if facts.get("mode") == "Overwrite":
         output.lifecycle = "OVERWRITE"
     _add(output, visited)
@@ -140,7 +138,7 @@ def write_dir(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
     location = facts.get("location")
     if not location:
         return
-    output = output_at(location, ctx, schema_from_struct(facts.get("query_schema")), _query(root), None)
+    output = output_at(location, ctx, schema_from_struct(facts.get("query_schema")), written_query(root), None)
     if facts.get("overwrite", True):
         output.lifecycle = "OVERWRITE"
     _add(output, visited)
@@ -152,7 +150,7 @@ def save_to_path(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
     location = facts.get("options", {}).get("path")
     if not location:
         return
-    output = output_at(location, ctx, schema_from_struct(facts.get("query_schema")), _query(root), None)
+    output = output_at(location, ctx, schema_from_struct(facts.get("query_schema")), written_query(root), None)
     if facts.get("mode") == "Overwrite":
         output.lifecycle = "OVERWRITE"
     _add(output, visited)

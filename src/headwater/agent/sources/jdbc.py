@@ -30,8 +30,10 @@ from headwater.agent.sources.common import (
     CapturedDataset,
     VisitContext,
     Visited,
+    column_names_by_id,
     schema_from_attributes,
     schema_from_struct,
+    written_query,
 )
 from headwater.agent.sources.family import SourceFamily
 from headwater.agent.sources.jdbc_sql import sql_lineage, table_parts
@@ -105,7 +107,7 @@ def _read_jdbc_relation(node: PlanNode, ctx: VisitContext) -> list[CapturedDatas
     generated = _GENERATED_SUBQUERY.match(table_or_query)
     if generated is None and _is_table_name(table_or_query):
         name = location.table_name(table_parts(table_or_query, location.dialect))
-        by_id = {a.expr_id: a.name or "" for a in attributes if a.expr_id is not None}
+        by_id = column_names_by_id(attributes)
         return [
             CapturedDataset(
                 location.namespace,
@@ -168,7 +170,7 @@ def _write_jdbc(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
         location.namespace,
         location.table_name(table_parts(table, location.dialect)),
         fields=schema_from_struct(facts.get("query_schema")),
-        query=root.inner.get("query") or (root.children[0] if root.children else None),
+        query=written_query(root),
     )
     mode = facts.get("mode")
     if mode == "Overwrite":

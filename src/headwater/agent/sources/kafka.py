@@ -53,8 +53,10 @@ from headwater.agent.sources.common import (
     CapturedDataset,
     VisitContext,
     Visited,
+    column_names_by_id,
     schema_from_attributes,
     schema_from_struct,
+    written_query,
 )
 from headwater.agent.sources.family import SourceFamily
 from headwater.agent.sources.jvm_common import option
@@ -134,7 +136,7 @@ def topic_datasets(
     namespace = kafka_namespace(bootstrap_servers)
     if namespace is None:
         return []
-    by_id = {a.expr_id: a.name or "" for a in attributes if a.expr_id is not None}
+    by_id = column_names_by_id(attributes)
     fields = schema_from_attributes(attributes)
     return [
         CapturedDataset(namespace, topic, fields=list(fields), attributes=dict(by_id), dataset_type="TOPIC")
@@ -282,9 +284,6 @@ def literal_topics(query: PlanNode | None) -> list[str]:
     return list(dict.fromkeys(t for t in found if t))
 
 
-def _query(root: PlanNode) -> PlanNode | None:
-    return root.inner.get("query") or (root.children[0] if root.children else None)
-
 
 def _write_kafka(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
     facts = ctx.facts(root)
@@ -292,7 +291,7 @@ def _write_kafka(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
     namespace = kafka_namespace(options.get(_BOOTSTRAP))
     if namespace is None:
         return
-    query = _query(root)
+    query = written_query(root)
     topic = options.get("topic", "").strip()
     topics = [topic] if topic else literal_topics(query)
     fields = schema_from_struct(facts.get("query_schema"))

@@ -20,6 +20,7 @@ from headwater.agent.sources.common import (
     datasets_at,
     schema_from_struct,
     symlink_for,
+    written_query,
 )
 from headwater.agent.sources.family import SourceFamily
 from headwater.agent.sources.files import output_at
@@ -71,9 +72,6 @@ def _insert_hive_facts(node: Any) -> dict[str, Any]:
     return {"location": table_location(node.table()), "overwrite": bool(node.overwrite()), **query_schema(node)}
 
 
-def _query(root: PlanNode) -> PlanNode | None:
-    return root.inner.get("query") or (root.children[0] if root.children else None)
-
 
 def _suffix(ident: tuple[str | None, str]) -> str:
     # A table write is named by its table identifier, as the listener names it.
@@ -86,7 +84,7 @@ def _write_insert_hive(root: PlanNode, ctx: VisitContext, visited: Visited) -> N
     location = facts.get("location") or (ctx.table(*ident).get("location") if ident else None)
     if not location:
         return
-    output = output_at(str(location), ctx, schema_from_struct(facts.get("query_schema")), _query(root), ident)
+    output = output_at(str(location), ctx, schema_from_struct(facts.get("query_schema")), written_query(root), ident)
     if facts.get("overwrite"):
         output.lifecycle = "OVERWRITE"
     visited.outputs.append(output)
@@ -102,7 +100,7 @@ def _write_ctas(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
     if not location:
         return
     fields = schema_from_struct(ctx.facts(root).get("query_schema")) or schema_from_struct(table.get("schema"))
-    output = output_at(str(location), ctx, fields, _query(root), ident)
+    output = output_at(str(location), ctx, fields, written_query(root), ident)
     output.lifecycle = "CREATE"
     visited.outputs.append(output)
     visited.job_suffix = _suffix(ident)
