@@ -11,6 +11,8 @@ and runs unchanged against SQLite or PostgreSQL.
   downstream, directly or only through join/filter columns.
 - :mod:`headwater.graph.drift` — schema diff of two dataset versions, each change
   classified breaking or compatible.
+- :mod:`headwater.graph.tags` — propagating tags along column lineage, with
+  provenance, stopped by masking edges and users' blocks.
 """
 
 from __future__ import annotations
