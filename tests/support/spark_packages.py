@@ -2,7 +2,7 @@
 
 Resolved from Maven Central by Spark's own Ivy on a session's first start and
 cached in ``~/.ivy2.5.2`` (Spark 4) or ``~/.ivy2`` (Spark 3.5) after that. Each
-Spark line has its own builds (Scala 2.13 for 4.0, 2.12 for 3.5), picked by
+Spark line has its own builds (Scala 2.13 for 4.x, 2.12 for 3.5), picked by
 the PySpark installed. Catalogs, extensions and packages are static per JVM,
 so each test session decides them up front: see :func:`lakehouse_conf`.
 """
@@ -13,10 +13,17 @@ import pyspark
 
 __all__ = ["DELTA", "ICEBERG", "KAFKA", "POSTGRES_JDBC", "SPARK_LINE", "lakehouse_conf"]
 
-#: ``"4.0"`` or ``"3.5"``: the Spark line of the installed PySpark.
+#: ``"4.1"``, ``"4.0"`` or ``"3.5"``: the Spark line of the installed PySpark.
 SPARK_LINE = ".".join(pyspark.__version__.split(".")[:2])
 
 _BUILDS = {
+    "4.1": {
+        "iceberg": "org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.11.0",
+        # 4.1.0: the Delta release built for Spark 4.1 (later ones add Unity Catalog's kernel).
+        "delta": "io.delta:delta-spark_4.1_2.13:4.1.0",
+        # 4.1.1: the only 4.1 build whose Kafka token provider is on Maven Central.
+        "kafka": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.1.1",
+    },
     "4.0": {
         "iceberg": "org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.10.0",
         "delta": "io.delta:delta-spark_2.13:4.0.0",

@@ -168,6 +168,9 @@ def v2_table_facts(table: Any) -> dict[str, Any]:
         "file_format": STORAGE[1],
     }
     read = int(table.initialSnapshot().version())
+    # The snapshot the table object was loaded at: a create's table, loaded right
+    # after the command (see dsv2_jvm.pin_table), is at the version it left.
+    facts["read_version"] = str(read)
     if table.timeTravelOpt().isDefined():
         facts["version"] = str(read)
     else:
@@ -404,5 +407,7 @@ FAMILY = SourceFamily(
     v2_table_lookups={
         "DeltaTableV2": v2_table_facts,
         "DeltaCatalog$StagedDeltaTableV2": staged_table_facts,
+        # Delta 4.1+ (the Spark 4.1 build) nests the staged table in the catalog's base class.
+        "AbstractDeltaCatalog$StagedDeltaTableV2": staged_table_facts,
     },
 )
