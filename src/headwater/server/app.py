@@ -118,6 +118,8 @@ def _include_routes(app: FastAPI) -> None:
 
     from headwater.server.routes import (
         access,
+        classification,
+        classification_writes,
         datasets,
         deletes,
         drift,
@@ -150,4 +152,6 @@ def _include_routes(app: FastAPI) -> None:
     app.include_router(deletes.router)
     app.include_router(quarantine.router)
     app.include_router(drift.router)
+    app.include_router(classification.router)
+    app.include_router(classification_writes.router)
     app.include_router(access.router)

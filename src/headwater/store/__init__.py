@@ -27,6 +27,7 @@ Tables (``tables.py`` has every column)::
     tags, tag_assignments   tags facets on datasets, fields and jobs
     quarantine        events the write path refused, with the reason (``quarantine.py``)
     api_tokens, audit_log   hashed scoped tokens; the append-only audit log (``access.py``)
+    tag_definitions, propagation_blocks, owners   users' classification (``classification.py``)
 
 Order independence (the store is a function of the *set* of events):
 
@@ -67,6 +68,7 @@ nanoseconds are truncated to microseconds).
 from __future__ import annotations
 
 from headwater.store import access as _access  # noqa: F401 - its tables join the metadata
+from headwater.store import classification as _classification  # noqa: F401 - likewise
 from headwater.store.store import LOT_EVENTS, RecordResult, Store
 
 __all__ = ["LOT_EVENTS", "RecordResult", "Store"]

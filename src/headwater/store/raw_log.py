@@ -1,7 +1,8 @@
 """Reading the raw event log back out: what ``headwater export`` and ``rebuild`` stream.
 
 Beside the log, :func:`carry` copies the tables no event can make again
-(:data:`CARRIED`: the quarantine, access tokens and the audit log), so a
+(:data:`CARRIED`: the quarantine, access tokens, the audit log and users'
+tag definitions, propagation blocks and owners), so a
 rebuilt store swapped in keeps its tokens and does not open the server to
 everyone; :func:`outside_log` names what neither way carries.
 
@@ -31,7 +32,8 @@ __all__ = ["CARRIED", "PAGE", "carry", "count", "outside_log", "payloads"]
 PAGE = 2_000
 
 #: Tables copied row by row by a rebuild: kept, not derived from events.
-CARRIED = ("quarantine", "api_tokens", "audit_log")
+CARRIED = ("quarantine", "api_tokens", "audit_log", "tag_definitions", "propagation_blocks",
+           "owners")
 
 _e = t.events
 

@@ -1,0 +1,212 @@
+"""Classification, read side: what tag propagation walks, as of a time.
+
+Nothing here is materialised on the write path: every answer is read from
+facts the store keeps anyway, each a function of the set of events, so the
+propagated tags are too (the walk itself: :mod:`headwater.graph.tags`).
+
+* **Edges** (:func:`column_edges`): for each (job, output dataset), the
+  ``columnLineage`` facet of the output version written by the job's latest
+  run (greatest (``runs.created_at``, ``uuid``)) that reported one, among runs
+  started at or before ``as_of``. The facet is the version's latest by (event
+  time, hash). So a job's new run that stops reading a column retracts the
+  edge from then on, and an earlier ``as_of`` still sees it.
+* **Tags** (:func:`tag_assignments`): assignments (from ``tags`` facets,
+  schema field tags and the API) whose ``created_at`` is at or before ``as_of``.
+* **Blocks** (:func:`blocks`): created at or before ``as_of`` and not removed by then.
+* **Owners** (:func:`owners_of`): the ``owners`` of the latest ``ownership``
+  facet of each dataset and job, and those set through the API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from headwater.store import classification as c
+from headwater.store import tables as t
+from headwater.store.keys import field_node, job_node
+from headwater.store.reads.common import chunks, dataset_ids, naive, split_node_key
+
+__all__ = [
+    "BlockRow",
+    "EdgeRow",
+    "TagRow",
+    "blocks",
+    "column_edges",
+    "dataset_columns",
+    "definitions",
+    "owners_of",
+    "tag_assignments",
+]
+
+_f, _v, _r, _j, _d, _ns = (t.facets, t.dataset_versions, t.runs, t.jobs, t.datasets,
+                           t.namespaces)
+_jns, _dns = _ns.alias("job_ns"), _ns.alias("dataset_ns")
+_LINEAGE = (
+    sa.select(_f.c.payload, _v.c.dataset_id, _r.c.job_id, _r.c.uuid, _r.c.created_at,
+              _jns.c.name.label("job_namespace"), _j.c.name.label("job_name"),
+              _dns.c.name.label("namespace"), _d.c.name.label("name"))
+    .select_from(_f.join(_v, _v.c.uuid == _f.c.subject).join(_r, _r.c.uuid == _v.c.run_uuid)
+                 .join(_j, _j.c.id == _r.c.job_id).join(_jns, _jns.c.id == _j.c.namespace_id)
+                 .join(_d, _d.c.id == _v.c.dataset_id).join(_dns, _dns.c.id == _d.c.namespace_id))
+    .where(_f.c.kind == "dataset_version", _f.c.run_uuid == "", _f.c.name == "columnLineage")
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeRow:
+    """One column edge of a job's current columnLineage facet (node ids)."""
+
+    source: str
+    target: str
+    job: str
+    transformation_type: str
+    transformation_subtype: str
+    masking: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TagRow:
+    tag: str
+    subject: str  # dataset or datasetField node id
+    source: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class BlockRow:
+    id: int
+    job: str
+    source: str | None
+    target: str | None
+    tag: str | None
+    reason: str | None
+    created_at: datetime
+    removed_at: datetime | None
+
+
+def column_edges(conn: sa.Connection, as_of: datetime | None) -> list[EdgeRow]:
+    """Every column edge in force at ``as_of`` (now when None); see the module doc."""
+    query = _LINEAGE if as_of is None else _LINEAGE.where(_r.c.created_at <= naive(as_of))
+    latest: dict[tuple[int, int], Any] = {}
+    for row in conn.execute(query):
+        key = (row.job_id, row.dataset_id)
+        old = latest.get(key)
+        if old is None or (row.created_at, row.uuid) > (old.created_at, old.uuid):
+            latest[key] = row
+    edges: set[EdgeRow] = set()
+    for row in latest.values():
+        job = job_node(row.job_namespace, row.job_name)
+        edges.update(_facet_edges(row.payload, row.namespace, row.name, job))
+    return sorted(edges, key=lambda e: (e.source, e.target, e.job, e.transformation_type,
+                                        e.transformation_subtype))
+
+
+def _facet_edges(facet: Any, namespace: str, name: str, job: str) -> Iterable[EdgeRow]:
+    """The field-level edges of one columnLineage facet (dataset-level entries copy
+    no value into a named field, so they are left out)."""
+    fields = facet.get("fields") if isinstance(facet, Mapping) else None
+    if not isinstance(fields, Mapping):
+        return
+    for target_field, spec in fields.items():
+        if not isinstance(spec, Mapping) or not isinstance(spec.get("inputFields"), list):
+            continue
+        target = field_node(namespace, name, target_field)
+        for source in spec["inputFields"]:
+            if not isinstance(source, Mapping) or not all(
+                    isinstance(source.get(k), str) for k in ("namespace", "name", "field")):
+                continue
+            source_id = field_node(source["namespace"], source["name"], source["field"])
+            transformations = source.get("transformations")
+            if isinstance(transformations, list) and transformations:
+                for tr in transformations:
+                    if isinstance(tr, Mapping):
+                        yield EdgeRow(source_id, target, job, _text(tr.get("type")),
+                                      _text(tr.get("subtype")), tr.get("masking") is True)
+            else:
+                # Pre-1.x facets describe the transformation on the target field.
+                yield EdgeRow(source_id, target, job, "", _text(spec.get("transformationType")),
+                              False)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def tag_assignments(conn: sa.Connection, as_of: datetime | None) -> list[TagRow]:
+    """Tags on datasets and columns at ``as_of`` (now when None)."""
+    ta, tg = t.tag_assignments, t.tags
+    query = (sa.select(tg.c.name, ta.c.subject, ta.c.source, ta.c.created_at)
+             .join(tg, tg.c.id == ta.c.tag_id)
+             .where(sa.or_(ta.c.subject.startswith("dataset:"),
+                           ta.c.subject.startswith("datasetField:"))))
+    if as_of is not None:
+        query = query.where(ta.c.created_at <= naive(as_of))
+    return [TagRow(row.name, row.subject, row.source, row.created_at)
+            for row in conn.execute(query)]
+
+
+def definitions(conn: sa.Connection) -> list[dict[str, Any]]:
+    """The tag definitions users made, by name."""
+    d = c.tag_definitions
+    query = sa.select(d.c.name, d.c.propagates, d.c.description, d.c.created_at,
+                      d.c.updated_at).order_by(d.c.name)
+    return [dict(row._mapping) for row in conn.execute(query)]
+
+
+def blocks(conn: sa.Connection, as_of: datetime | None, *,
+           include_removed: bool = False) -> list[BlockRow]:
+    """Blocks in force at ``as_of`` (now when None), or every one ever made."""
+    b = c.propagation_blocks
+    query = sa.select(b).order_by(b.c.id)
+    if not include_removed:
+        if as_of is None:
+            query = query.where(b.c.removed_at.is_(None))
+        else:
+            when = naive(as_of)
+            query = query.where(b.c.created_at <= when,
+                                sa.or_(b.c.removed_at.is_(None), b.c.removed_at > when))
+    return [BlockRow(row.id, row.job, row.source_field, row.target_field, row.tag, row.reason,
+                     row.created_at, row.removed_at) for row in conn.execute(query)]
+
+
+def dataset_columns(conn: sa.Connection, datasets: Iterable[str]) -> dict[str, list[str]]:
+    """The current field names of each dataset node id, in schema order."""
+    wanted = sorted(set(datasets))
+    keys = {split_node_key(node): node for node in wanted}
+    ids = dataset_ids(conn, list(keys))
+    by_id = {ds_id: keys[key] for key, ds_id in ids.items()}
+    out: dict[str, list[str]] = {node: [] for node in wanted}
+    fl = t.fields
+    for part in chunks(sorted(by_id)):
+        query = (sa.select(fl.c.dataset_id, fl.c.name).where(fl.c.dataset_id.in_(part))
+                 .order_by(fl.c.dataset_id, fl.c.position))
+        for row in conn.execute(query):
+            out[by_id[row.dataset_id]].append(row.name)
+    return out
+
+
+def owners_of(conn: sa.Connection, subjects: Iterable[str]) -> dict[str, list[dict[str, str]]]:
+    """Owners of each dataset or job node id: ``ownership`` facets' and the API's,
+    each ``{name, type, source}`` (source ``facet`` or ``api``), sorted."""
+    wanted = sorted(set(subjects))
+    found: dict[str, set[tuple[str, str, str]]] = {s: set() for s in wanted}
+    o = c.owners
+    for part in chunks(wanted):
+        facet_rows = conn.execute(sa.select(_f.c.subject, _f.c.payload).where(
+            _f.c.kind.in_(("dataset", "job")), _f.c.run_uuid == "", _f.c.name == "ownership",
+            _f.c.subject.in_(part)))
+        for row in facet_rows:
+            owners = row.payload.get("owners") if isinstance(row.payload, Mapping) else None
+            for owner in owners if isinstance(owners, list) else ():
+                if isinstance(owner, Mapping) and isinstance(owner.get("name"), str):
+                    found[row.subject].add((owner["name"], _text(owner.get("type")), "facet"))
+        for row in conn.execute(sa.select(o.c.subject, o.c.name, o.c.type)
+                                .where(o.c.subject.in_(part))):
+            found[row.subject].add((row.name, row.type, "api"))
+    return {subject: [{"name": n, "type": kind, "source": src} for n, kind, src in sorted(rows)]
+            for subject, rows in found.items()}
