@@ -20,6 +20,21 @@ setting             environment variable          meaning (default)
                                                   exist (``false``)
 ``audit_file``      ``HEADWATER_AUDIT_FILE``      also append each audit row to this file
                                                   as a JSON line (none)
+``audit_reads``     ``HEADWATER_AUDIT_READS``     audit reads (GET/HEAD) too, not only writes
+                                                  and refusals (``false``)
+``audit_retention`` ``HEADWATER_AUDIT_RETENTION`` prune audit rows older than this, e.g.
+                                                  ``90d``, ``12h`` (none: keep every row);
+                                                  at least ``1d``
+``allowed_hosts``   ``HEADWATER_ALLOWED_HOSTS``   Host header values served, comma-separated;
+                                                  ``.example.com`` matches subdomains, ``*``
+                                                  any (the bind address and localhost names)
+``header_timeout``  ``HEADWATER_HEADER_TIMEOUT``  seconds a connection may take to send a
+                                                  request's headers (``10``)
+``body_timeout``    ``HEADWATER_BODY_TIMEOUT``    seconds a request may take to send its
+                                                  body after its headers (``60``)
+``max_client_connections`` ``HEADWATER_MAX_CLIENT_CONNECTIONS``
+                                                  open connections one client address may
+                                                  hold (``100``)
 ``max_body_bytes``  ``HEADWATER_MAX_BODY_BYTES``  largest request body, after gzip
                                                   decompression (``10485760``, 10 MB)
 ``log_level``       ``HEADWATER_LOG_LEVEL``       server log level (``info``)
@@ -43,7 +58,10 @@ from typing import Any
 
 from headwater.errors import ConfigError
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "DEFAULT_PORT", "ENV_PREFIX", "Settings"]
+__all__ = [
+    "DEFAULT_MAX_BODY_BYTES", "DEFAULT_PORT", "ENV_PREFIX", "MIN_AUDIT_RETENTION", "Settings",
+    "parse_duration",
+]
 
 ENV_PREFIX = "HEADWATER_"
 DEFAULT_PORT = 5000
@@ -52,6 +70,10 @@ DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 _LOG_LEVELS = {"critical", "error", "warning", "info", "debug", "trace"}
+_DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+#: The audit log's triggers refuse to delete a row younger than this (migration 0008),
+#: so a retention shorter than it could never be carried out.
+MIN_AUDIT_RETENTION = 86400.0
 
 
 @dataclass(frozen=True)
@@ -69,6 +91,12 @@ class Settings:
     api_key: str | None = None
     public_reads: bool = False
     audit_file: Path | None = None
+    audit_reads: bool = False
+    audit_retention: float | None = None
+    allowed_hosts: tuple[str, ...] | None = None
+    header_timeout: float = 10.0
+    body_timeout: float = 60.0
+    max_client_connections: int = 100
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     log_level: str = "info"
     access_log: bool = False
@@ -85,6 +113,22 @@ class Settings:
             raise ConfigError(
                 f"log_level must be one of {sorted(_LOG_LEVELS)}, got {self.log_level!r}"
             )
+        if self.audit_retention is not None and self.audit_retention < MIN_AUDIT_RETENTION:
+            raise ConfigError("audit_retention must be at least 1d (the audit log's triggers "
+                              f"keep every row younger than a day), got {self.audit_retention:g}s")
+        for name in ("header_timeout", "body_timeout"):
+            if not getattr(self, name) > 0:
+                raise ConfigError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.max_client_connections < 1:
+            raise ConfigError("max_client_connections must be at least 1, "
+                              f"got {self.max_client_connections}")
+        if isinstance(self.allowed_hosts, str):
+            object.__setattr__(self, "allowed_hosts", _split_hosts(self.allowed_hosts))
+        if self.allowed_hosts is not None:
+            hosts = tuple(h.strip().lower() for h in self.allowed_hosts if h.strip())
+            if not hosts:
+                raise ConfigError("allowed_hosts names no host; use '*' to allow any")
+            object.__setattr__(self, "allowed_hosts", hosts)
         if self.api_key == "":
             # An empty key would make every request "authenticated"; treat as unset.
             object.__setattr__(self, "api_key", None)
@@ -130,12 +174,21 @@ class Settings:
 def _convert(name: str, raw: str) -> Any:
     """Turn one environment string into the field's type, naming the variable on error."""
     var = ENV_PREFIX + name.upper()
-    if name in {"port", "max_body_bytes", "workers"}:
+    if name == "audit_retention":
+        return parse_duration(raw, var)
+    if name == "allowed_hosts":
+        return _split_hosts(raw)
+    if name in {"header_timeout", "body_timeout"}:
+        try:
+            return float(raw.strip())
+        except ValueError:
+            raise ConfigError(f"{var} must be a number of seconds, got {raw!r}") from None
+    if name in {"port", "max_body_bytes", "workers", "max_client_connections"}:
         try:
             return int(raw.strip())
         except ValueError:
             raise ConfigError(f"{var} must be an integer, got {raw!r}") from None
-    if name in {"access_log", "public_reads"}:
+    if name in {"access_log", "public_reads", "audit_reads"}:
         lowered = raw.strip().lower()
         if lowered in _TRUE:
             return True
@@ -145,3 +198,22 @@ def _convert(name: str, raw: str) -> Any:
     if name in {"data_dir", "audit_file"}:
         return Path(raw)
     return raw
+
+
+def parse_duration(raw: str, what: str = "duration") -> float:
+    """Seconds in ``90d``, ``12h``, ``30m``, ``45s``, ``2w`` or a bare number of seconds."""
+    text = raw.strip().lower()
+    unit = _DURATION_UNITS.get(text[-1:]) if text else None
+    number = text[:-1] if unit is not None else text
+    try:
+        value = float(number) * (unit or 1)
+    except ValueError:
+        raise ConfigError(f"{what} must be a duration such as 90d, 12h or 30m, "
+                          f"got {raw!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise ConfigError(f"{what} must be positive, got {raw!r}")
+    return value
+
+
+def _split_hosts(raw: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in raw.split(",") if part.strip())

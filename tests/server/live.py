@@ -11,10 +11,11 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import IO
 
 import httpx
 
-__all__ = ["free_port", "running_server"]
+__all__ = ["free_port", "running_server", "running_server_process"]
 
 
 def free_port() -> int:
@@ -30,12 +31,24 @@ def running_server(*args: str, env: dict[str, str] | None = None,
 
     Stops it with SIGINT (a clean uvicorn shutdown) and fails if it does not exit.
     """
+    with running_server_process(*args, env=env, startup_timeout=startup_timeout) as (url, _):
+        yield url
+
+
+@contextmanager
+def running_server_process(
+    *args: str, env: dict[str, str] | None = None, startup_timeout: float = 60.0,
+    output: IO[bytes] | None = None,
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """:func:`running_server`, yielding the process too; its output goes to ``output``."""
     port = free_port()
     command = [sys.executable, "-m", "headwater", "serve", "--host", "127.0.0.1",
                "--port", str(port), *args]
     # The server's output goes to a file, not a pipe: nobody reads a pipe while
     # the server runs, and a full one would block the server mid-request.
-    output = tempfile.TemporaryFile()
+    own_output = output is None
+    if output is None:
+        output = tempfile.TemporaryFile()
     process = subprocess.Popen(
         command,
         env={**os.environ, **(env or {})},
@@ -57,7 +70,7 @@ def running_server(*args: str, env: dict[str, str] | None = None,
             if time.monotonic() > deadline:
                 raise AssertionError("headwater serve did not become healthy in time")
             time.sleep(0.1)
-        yield base_url
+        yield base_url, process
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGINT)
@@ -66,4 +79,5 @@ def running_server(*args: str, env: dict[str, str] | None = None,
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        output.close()
+        if own_output:
+            output.close()

@@ -13,12 +13,26 @@ from typing import Any, TypeVar
 
 import click
 
-from headwater.config import Settings
+from headwater.config import Settings, parse_duration
 from headwater.errors import HeadwaterError
 
 __all__ = ["serve", "server_options", "settings_from_options"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+def _duration(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        return parse_duration(value, f"--{param.name}".replace("_", "-"))
+    except HeadwaterError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
+def _hosts(ctx: click.Context, param: click.Parameter,
+           value: tuple[str, ...]) -> tuple[str, ...] | None:
+    return value or None  # none given: HEADWATER_ALLOWED_HOSTS or the default applies
+
 
 # (option declarations ending with the Settings field name, click keyword arguments).
 _OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
@@ -38,6 +52,27 @@ _OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--audit-file", "audit_file"), {"type": click.Path(dir_okay=False, path_type=Path),
                                       "help": "Also append each audit row to this file as "
                                       "a JSON line. [HEADWATER_AUDIT_FILE]"}),
+    (("--audit-reads/--no-audit-reads", "audit_reads"), {
+        "default": None, "help": "Audit reads (GET/HEAD) too, not only writes and refusals. "
+        "[HEADWATER_AUDIT_READS; off]"}),
+    (("--audit-retention", "audit_retention"), {
+        "metavar": "DURATION", "callback": _duration, "help": "Prune audit rows older than "
+        "this (90d, 12h; at least 1d), hourly. [HEADWATER_AUDIT_RETENTION; keep all]"}),
+    (("--allowed-host", "allowed_hosts"), {
+        "multiple": True, "callback": _hosts, "metavar": "HOST", "help": "A Host header value "
+        "to serve (repeatable; .example.com matches subdomains, * any); others get 400. "
+        "[HEADWATER_ALLOWED_HOSTS, comma-separated; the bind address and localhost names]"}),
+    (("--header-timeout", "header_timeout"), {
+        "type": click.FloatRange(min=0, min_open=True), "metavar": "SECONDS",
+        "help": "Seconds a connection may take to send a request's headers. "
+        "[HEADWATER_HEADER_TIMEOUT; 10]"}),
+    (("--body-timeout", "body_timeout"), {
+        "type": click.FloatRange(min=0, min_open=True), "metavar": "SECONDS",
+        "help": "Seconds a request may take to send its body, after its headers. "
+        "[HEADWATER_BODY_TIMEOUT; 60]"}),
+    (("--max-client-connections", "max_client_connections"), {
+        "type": click.IntRange(min=1), "help": "Open connections one client address may hold; "
+        "more are answered 503 and closed. [HEADWATER_MAX_CLIENT_CONNECTIONS; 100]"}),
     (("--max-body-bytes", "max_body_bytes"), {"type": int, "help": "Largest request body "
                                               "accepted, after gzip. "
                                               "[HEADWATER_MAX_BODY_BYTES; 10485760]"}),

@@ -225,11 +225,17 @@ class TokenCache:
 
 @dataclass
 class Access:
-    """What the gate needs: the token cache, the audit log and the public-reads switch."""
+    """What the gate needs: the token cache, the audit log and the public-reads switch.
+
+    ``audit_reads`` audits the requests that read with a scope (``read`` or
+    ``admin``) too, not only writes and refusals; the health check and the UI's
+    static shell need no scope and are never audited.
+    """
 
     tokens: TokenCache
     audit: AuditLog
     public_reads: bool = False
+    audit_reads: bool = False
 
 
 class AccessGate:
@@ -246,7 +252,7 @@ class AccessGate:
         method: str = scope["method"]
         path: str = scope["path"]
         need = required_scope(method, path)
-        write = method not in ("GET", "HEAD")
+        audited = method not in ("GET", "HEAD") or (self.access.audit_reads and need is not None)
         cache = self.access.tokens
         try:
             if cache.stale():  # the query runs in a worker thread, never in the event loop
@@ -289,7 +295,7 @@ class AccessGate:
         try:
             await self.app(scope, receive, send_marked)
         finally:
-            if write:
+            if audited:
                 status = status_seen[0] if status_seen else 500
                 self.access.audit.record(AuditRow(
                     now_utc(), principal.name, _client(scope), _operation(method, path),

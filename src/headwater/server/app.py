@@ -106,8 +106,10 @@ def _access(settings: Settings, store: Store) -> Access:
     cache.refresh()
     return Access(
         tokens=cache,
-        audit=AuditLog(store.engine, mirror=settings.audit_file),
+        audit=AuditLog(store.engine, mirror=settings.audit_file,
+                       retention=settings.audit_retention),
         public_reads=settings.public_reads,
+        audit_reads=settings.audit_reads,
     )
 
 

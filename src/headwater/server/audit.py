@@ -13,6 +13,13 @@ Refused requests (401/403) are rate-limited per client address: at most
 rest of that minute's refusals (``count``), so a client hammering with bad
 tokens cannot flood the table. With ``mirror`` set, each written row is also
 appended to that file as one JSON line.
+
+With ``retention`` (seconds) the same thread deletes the rows older than that
+at start and then every :data:`PRUNE_SECONDS`, and audits each prune as one row
+(operation ``audit.prune``). Deleting is the one change the database allows,
+and only of rows older than a day (migration ``0008``), so a retention is at
+least a day. Several server processes on one database each prune; the second
+finds nothing left to delete.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +39,14 @@ from headwater.store import access
 from headwater.store.access import AuditRow
 from headwater.store.transactions import now_utc
 
-__all__ = ["FLUSH_ROWS", "FLUSH_SECONDS", "MAX_QUEUED", "AuditLog"]
+__all__ = ["FLUSH_ROWS", "FLUSH_SECONDS", "MAX_QUEUED", "PRUNE_SECONDS", "AuditLog"]
 
 logger = logging.getLogger(__name__)
 
 FLUSH_SECONDS = 1.0
 FLUSH_ROWS = 500
 MAX_QUEUED = 100_000
+PRUNE_SECONDS = 3600.0
 _WINDOW_SECONDS = 60.0
 
 
@@ -55,12 +64,16 @@ class AuditLog:
 
     def __init__(self, engine: Any, *, refusals_per_minute: int = 10,
                  mirror: Path | None = None, flush_seconds: float = FLUSH_SECONDS,
+                 retention: float | None = None, prune_seconds: float = PRUNE_SECONDS,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self._engine = engine
         self._limit = refusals_per_minute
         self._mirror = mirror
         self._flush_seconds = flush_seconds
         self._clock = clock
+        self._retention = retention
+        self._prune_seconds = prune_seconds
+        self._pruned_at = float("-inf")
         self._queue: list[AuditRow] = []
         self._windows: dict[str | None, _Window] = {}
         self._lock = threading.Lock()
@@ -160,8 +173,31 @@ class AuditLog:
             self.record(row)
         self.flush()
 
+    def prune(self) -> int:
+        """Delete the rows older than the retention now; how many (0 without a retention)."""
+        if self._retention is None:
+            return 0
+        self._pruned_at = self._clock()
+        cutoff = now_utc() - timedelta(seconds=self._retention)
+        try:
+            deleted = access.prune_audit(self._engine, cutoff)
+        except HeadwaterError as exc:
+            logger.warning("audit rows older than %s not pruned yet: %s", cutoff, exc)
+            return 0
+        if deleted:
+            logger.info("pruned %d audit rows older than %s", deleted, cutoff)
+            self.record(AuditRow(now_utc(), None, None, "audit.prune",
+                                 f"{deleted} rows before {cutoff.isoformat()}Z", "ok"))
+        return deleted
+
     def _run(self) -> None:
         while not self._closed.is_set():
+            if (self._retention is not None
+                    and self._clock() - self._pruned_at >= self._prune_seconds):
+                try:
+                    self.prune()
+                except Exception:  # noqa: BLE001 - the thread must outlive a bug in one prune
+                    logger.exception("audit prune failed")
             self._wake.wait(self._flush_seconds)
             self._wake.clear()
             try:

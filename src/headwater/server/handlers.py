@@ -28,6 +28,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.routing import compile_path
 
 from headwater.errors import EventError, HeadwaterError, NotFoundError, StoreError, WriteRefused
@@ -150,6 +151,15 @@ def _documented_methods(request: Request) -> set[str]:
     }
 
 
+async def _client_gone(request: Request, exc: Exception) -> JSONResponse:
+    """The client closed the connection mid-body (or missed the body deadline).
+
+    Nobody reads this answer; it exists so a vanished client is not logged as a bug.
+    """
+    logger.info("client left during %s %s", request.method, request.url.path)
+    return JSONResponse(error_body("the client closed the connection"), 400)
+
+
 async def unexpected_error_response(request: Request, exc: Exception) -> JSONResponse:
     """Last resort, for a bug: logged with the traceback, never leaked to the client."""
     logger.exception("unhandled error on %s %s", request.method, request.url.path)
@@ -165,5 +175,6 @@ def install_handlers(app: FastAPI) -> None:
     app.add_exception_handler(HeadwaterError, headwater_error_response)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(ClientDisconnect, _client_gone)
     app.add_exception_handler(Exception, unexpected_error_response)
     install_openapi(app)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -67,6 +67,8 @@ class IngestEndpoint:
             response = await handler(request)
         except HeadwaterError as exc:
             response = await headwater_error_response(request, exc)
+        except ClientDisconnect:
+            return  # the client (or the body deadline) closed the connection: nobody to answer
         except Exception as exc:  # noqa: BLE001 - a bug: the app's last-resort answer
             response = await unexpected_error_response(request, exc)
         await response(scope, receive, send)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GC_YOUNG_THRESHOLD", "app_from_environment", "port_is_free", "redact_url", "run_server",
-    "tune_gc",
+    "serving_app", "tune_gc",
 ]
 
 logger = logging.getLogger(__name__)
@@ -64,7 +64,7 @@ def run_server(settings: Settings, store: Store | None = None) -> None:
         return
     own_store = store is None
     active_store = open_store(settings) if store is None else store
-    app = create_app(settings, active_store)
+    app = serving_app(create_app(settings, active_store), settings)
     tune_gc()
     config = uvicorn.Config(app, **_uvicorn_options(settings))
     server = uvicorn.Server(config)
@@ -95,11 +95,17 @@ def _run_workers(settings: Settings) -> None:
     import uvicorn
 
     from headwater.server.app import open_store
+    from headwater.server.connections import ENVIRONMENT_PROTOCOL
 
     open_store(settings).close()
     for name, value in dataclasses.asdict(settings).items():
         if value is not None:
-            value = str(value).lower() if isinstance(value, bool) else str(value)
+            if isinstance(value, bool):
+                value = str(value).lower()
+            elif isinstance(value, tuple):
+                value = ",".join(value)
+            else:
+                value = str(value)
             os.environ[ENV_PREFIX + name.upper()] = value
     if not port_is_free(settings.host, settings.port):
         raise ConfigError(f"could not listen on {settings.host}:{settings.port}")
@@ -110,20 +116,38 @@ def _run_workers(settings: Settings) -> None:
         metrics_dir = tempfile.mkdtemp(prefix="headwater-metrics-")
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
     try:
+        options = _uvicorn_options(settings)
+        if not isinstance(options["http"], str):
+            options["http"] = ENVIRONMENT_PROTOCOL
         uvicorn.run("headwater.server.run:app_from_environment", factory=True,
-                    workers=settings.workers, **_uvicorn_options(settings))
+                    workers=settings.workers, **options)
     finally:
         if metrics_dir is not None:
             del os.environ["PROMETHEUS_MULTIPROC_DIR"]
             shutil.rmtree(metrics_dir, ignore_errors=True)
 
 
+def serving_app(app: Any, settings: Settings) -> Any:
+    """``app`` as a socket serves it: behind the Host check (see server/hosts.py)."""
+    from headwater.server.hosts import AllowedHosts, default_allowed_hosts
+
+    hosts = settings.allowed_hosts or default_allowed_hosts(settings.host)
+    return AllowedHosts(app, hosts)
+
+
 def _uvicorn_options(settings: Settings) -> dict[str, Any]:
+    from headwater.server.connections import guarded_protocol
+
+    protocol = guarded_protocol(settings.header_timeout, settings.body_timeout,
+                                settings.max_client_connections)
+    if protocol is None:
+        logger.warning("httptools is not installed: no header or body deadline and no "
+                       "per-client connection cap (install headwater[server])")
     return {
         "host": settings.host,
+        "http": protocol or "auto",
         "port": settings.port,
         "loop": "auto",
-        "http": "auto",
         "log_level": settings.log_level.lower(),
         "access_log": settings.access_log,
         "server_header": False,
@@ -136,7 +160,8 @@ def app_from_environment() -> Any:
     """One worker's app, from the ``HEADWATER_*`` variables :func:`_run_workers` set."""
     from headwater.server.app import create_app
 
-    app = create_app(Settings.from_env())
+    settings = Settings.from_env()
+    app = serving_app(create_app(settings), settings)
     tune_gc()
     return app
 

@@ -9,8 +9,10 @@ Tables (added to :data:`headwater.store.tables.metadata`, migration ``0006``)::
 
 A token's secret is never stored: only its hex SHA-256 digest, which the server
 compares in constant time. Revoking sets ``revoked_at``; the row stays so the
-audit log's names keep their meaning. Nothing here updates or deletes an audit
-row, and the migration installs triggers that make both databases refuse it.
+audit log's names keep their meaning. Nothing here updates an audit row, and
+the migrations install triggers that make both databases refuse an update of
+any row and a delete of a row younger than a day; :func:`prune_audit` (the
+retention job) deletes only rows older than that.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ __all__ = [
     "create_token",
     "digest",
     "list_tokens",
+    "prune_audit",
     "read_audit",
     "revoke_token",
 ]
@@ -198,6 +201,17 @@ def append_audit(engine: sa.Engine, rows: Sequence[AuditRow]) -> None:
              "status": r.status, "count": r.count}
             for r in rows
         ])
+
+
+def prune_audit(engine: sa.Engine, before: datetime) -> int:
+    """Delete the audit rows older than ``before`` (naive UTC); how many were deleted.
+
+    The database refuses it (the triggers of migration 0008) for a row younger
+    than a day, whatever ``before`` says.
+    """
+    with write_transaction(engine) as conn:
+        done = conn.execute(sa.delete(audit_log).where(audit_log.c.at < before))
+        return int(done.rowcount or 0)
 
 
 def read_audit(
