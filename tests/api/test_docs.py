@@ -7,12 +7,16 @@ from pathlib import Path
 
 import pytest
 
+from headwater.cli.compliance import compliance
 from headwater.cli.drift import drift
 from headwater.cli.impact import impact
 from headwater.cli.lineage import lineage
 from headwater.cli.search import search
+from headwater.cli.tags import tags
 from headwater.server.routes import (
     access,
+    classification,
+    classification_writes,
     datasets,
     deletes,
     drift as drift_routes,
@@ -41,7 +45,7 @@ ROUTES = [
     for module in (
         namespaces, datasets, jobs, runs, lineage_read, graph_v2, impact_routes, search_routes,
         tag_routes, events, drift_routes,
-        legacy_writes, run_writes, deletes, access,
+        legacy_writes, run_writes, deletes, access, classification, classification_writes,
     )
     for route in module.router.routes
     for method in sorted(getattr(route, "methods", ()))
@@ -53,7 +57,8 @@ def test_every_route_is_documented(method: str, path: str) -> None:
     assert _normalise(path) in _normalise(DOCS), f"{method} {path} is not in docs/api.md"
 
 
-@pytest.mark.parametrize("command", [drift, impact, lineage, search])
+@pytest.mark.parametrize("command", [drift, impact, lineage, search, compliance,
+                                     *tags.commands.values()])
 def test_every_cli_option_is_documented(command) -> None:  # type: ignore[no-untyped-def]
     for param in command.params:
         for option in getattr(param, "opts", []):

@@ -19,6 +19,7 @@ __all__ = ["main"]
 
 _COMMANDS: dict[str, str] = {
     "audit": "headwater.cli.audit:audit",
+    "compliance": "headwater.cli.compliance:compliance",
     "demo": "headwater.demo.command:demo",
     "drift": "headwater.cli.drift:drift",
     "export": "headwater.cli.backup:export",
@@ -31,6 +32,7 @@ _COMMANDS: dict[str, str] = {
     "search": "headwater.cli.search:search",
     "sample": "headwater.cli.sample:sample",
     "serve": "headwater.cli.serve:serve",
+    "tags": "headwater.cli.tags:tags",
     "token": "headwater.cli.token:token",
     "version": "headwater.cli.version:version",
 }

@@ -133,12 +133,29 @@ class Target:
             params["breaking"] = "true"
         return self._get("/api/v2/drift", params)
 
-    def _get(self, path: str, params: dict[str, Any]) -> dict[str, Any]:
+    def get(self, path: str, params: dict[str, Any],
+            on_db: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
+        """``path``'s answer from the server, or ``on_db(conn, *args)``'s with ``--db``."""
+        if self.db_url:
+            return self._on_db(on_db, *args)
+        return self._get(path, params)
+
+    def send(self, method: str, path: str, body: Any = None,
+             params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """A write through the server's API; its JSON answer (empty for 204)."""
+        return self._get(path, params or {}, method=method, body=body)
+
+    def _get(self, path: str, params: dict[str, Any], *, method: str = "GET",
+             body: Any = None) -> dict[str, Any]:
         try:
             context = click.get_current_context(silent=True)
             token = context.meta.get(_TOKEN_KEY) if context is not None else None
             auth = {"headers": {"Authorization": f"Bearer {token}"}} if token else {}
-            response = httpx.get(f"{self.url}{path}", params=params, timeout=60, **auth)
+            if method == "GET":
+                response = httpx.get(f"{self.url}{path}", params=params, timeout=60, **auth)
+            else:
+                response = httpx.request(method, f"{self.url}{path}", params=params, json=body,
+                                         timeout=60, **auth)
         except httpx.HTTPError as exc:
             raise click.ClickException(f"cannot reach {self.url}: {exc}") from exc
         if response.status_code >= 400:
@@ -147,6 +164,10 @@ class Target:
             except ValueError:
                 message = response.text
             raise click.ClickException(f"{message} (HTTP {response.status_code})")
+        if response.status_code == 204:
+            return {}
+        if response.headers.get("content-type", "").startswith("text/"):
+            return {"text": response.text}
         body: dict[str, Any] = response.json()
         return body
 

@@ -35,7 +35,7 @@ from headwater.store.reads import classification as reads
 from headwater.store.reads.common import aware
 from headwater.store.reads.nodes import require_node
 
-__all__ = ["router"]
+__all__ = ["BlockBody", "add_block", "router"]
 
 router = read_router()
 _WRITE: dict[str, Any] = {"tags": ["classification"], "dependencies": [WriteAccess],
@@ -139,16 +139,21 @@ def _node(conn: Any, value: str, field: str, kinds: tuple[NodeType, ...]) -> Nod
 @router.post("/api/v2/propagation-blocks", status_code=201, **_WRITE)
 def post_block(body: BlockBody, store: StoreDep) -> dict[str, Any]:
     """Block propagation on one edge of a job (``source`` and ``target``) or on all of them."""
+    return add_block(store.engine, body)
+
+
+def add_block(engine: Any, body: BlockBody) -> dict[str, Any]:
+    """Check ``body`` against the store and record the block (also the CLI's ``--db``)."""
     if (body.source is None) != (body.target is None):
         missing = "target" if body.target is None else "source"
         raise RequestError("a block names both ends of an edge or neither",
                            field=f"body.{missing}")
-    with connection(store) as conn:
+    with engine.connect() as conn:
         job = _node(conn, body.job, "job", (NodeType.JOB,))
         ends = [str(_node(conn, value, field, (NodeType.DATASET_FIELD,)))
                 if value is not None else None
                 for field, value in (("source", body.source), ("target", body.target))]
-    block = writes.add_block(store.engine, str(job), ends[0], ends[1],
+    block = writes.add_block(engine, str(job), ends[0], ends[1],
                              _text(body.tag, "tag"), _text(body.reason, "reason"))
     return {**block, "createdAt": aware(block["createdAt"])}
 
