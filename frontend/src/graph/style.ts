@@ -76,6 +76,9 @@ export function stylesheet(large: boolean): cytoscape.StylesheetJson {
     // A limited view's frontier: nodes with neighbours not drawn yet.
     { selector: "node.more", style: { "border-style": "dashed", "border-color": "#9b51e0", "border-width": 3 } },
     { selector: "node.root", style: { "border-color": "#f08c00", "border-width": 4 } },
+    // Tag badges (views/lineage-tags.ts): a second label line, edged red when a tag reached it.
+    { selector: "node.tagged", style: { "text-wrap": "wrap", height: 48, "border-width": 2, "border-color": "#c98a1a" } },
+    { selector: "node.tagged.propagated", style: { "border-color": "#c0392b" } },
     { selector: "node:selected", style: { "overlay-color": "#f08c00", "overlay-opacity": 0.25 } },
     {
       selector: "edge",

@@ -4,9 +4,11 @@ import { api, nodeIds, pageUrl, type DatasetVersion } from "../api";
 import { schemaDiff } from "../diff";
 import { add, errorBox, facetList, formatDuration, formatTime, h, link, section, stateBadge, table } from "../dom";
 import { navigate } from "../router";
+import { classificationSection } from "./dataset-tags";
 
 export async function datasetView(root: HTMLElement, url: URL, namespace: string, name: string): Promise<void> {
   let dataset, versions: DatasetVersion[];
+  const classification = classificationSection(nodeIds.dataset(namespace, name));
   try {
     [dataset, { versions }] = await Promise.all([api.dataset(namespace, name), api.datasetVersions(namespace, name)]);
   } catch (error) {
@@ -25,6 +27,9 @@ export async function datasetView(root: HTMLElement, url: URL, namespace: string
       link(pageUrl.lineage(nodeIds.field(namespace, name, f.name), { depth: "5" }), "column lineage", { "data-field": f.name }),
     ]), { "data-testid": "schema" })),
   );
+
+  const tags = await classification;
+  if (tags) root.append(tags);
 
   // Versions: newest first. The diff compares a (older, default the previous) with b (default newest).
   const byId = new Map(versions.map((v) => [v.version, v]));

@@ -160,7 +160,7 @@ export function exposeGraph(cy: cytoscape.Core, timings: Record<string, number>,
     graph: () => ({
       nodes: cy.nodes().map((n) => ({
         id: n.id(), label: n.data("label"), kind: n.data("kind"), state: n.data("state") ?? "",
-        classes: n.classes(), parent: n.data("parent") ?? null, x: n.renderedPosition("x"), y: n.renderedPosition("y"),
+        classes: n.classes(), parent: n.data("parent") ?? null, badges: n.data("badges") ?? "", x: n.renderedPosition("x"), y: n.renderedPosition("y"),
       })),
       edges: cy.edges().map((e) => ({
         source: e.data("source"), target: e.data("target"), label: e.data("label") ?? "", via: e.data("via"), classes: e.classes(),

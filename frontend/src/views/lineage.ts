@@ -10,6 +10,7 @@ import { errorBox, h, link } from "../dom";
 import { drawable, foldedInto, foldMap, LineageModel, pathBetween, shortName } from "../graph/model";
 import { visibleView, type Source } from "../graph/visible";
 import { decorateParents, drawGraph, exposeGraph } from "./lineage-draw";
+import { decorateTags, fetchBadges } from "./lineage-tags";
 import { showPanel, type PanelContext } from "./lineage-panel";
 import { readState, writeState, type Expansion, type ViewState } from "./lineage-state";
 
@@ -210,6 +211,7 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
 
   // Folded parents are often not in the answer (an application's job and run read and write
   // nothing themselves): fetch their own details for the label and colour, a few at most.
+  const badges = fetchBadges(state.asOf || undefined);
   const folded = nodes.filter((n) => n.members.length && !n.data?.state && !n.data?.latestRun).slice(0, PARENT_DETAILS_MAX);
   const details = await Promise.all(folded.map(async (n): Promise<[string, Job | Run] | null> => {
     const p = parseNodeId(n.id);
@@ -222,6 +224,9 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
   for (const entry of details) if (entry) context.parents.set(entry[0], entry[1]);
   if (previous !== cy) return; // drawn over by a newer render meanwhile
   decorateParents(cy, nodes, context.parents);
+  const tagged = await badges;
+  if (previous !== cy) return;
+  decorateTags(cy, tagged);
   if (selected && context.parents.has(selected)) showPanel(context, selected);
   canvas.dataset.decorated = "true";
 }
