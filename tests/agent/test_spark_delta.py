@@ -176,6 +176,25 @@ def test_reads_report_the_version_scanned_and_time_travel(spark: Any, lineage: A
 
 
 @pytest.mark.spark
+def test_reads_by_path_report_the_version_scanned(spark: Any, lineage: Any, delta_tables: Path) -> None:
+    path = str(delta_tables / "by_path")
+    df = spark.createDataFrame([(1, "a")], "k long, v string")
+    df.write.format("delta").save(path)
+    df.write.format("delta").mode("append").save(path)  # version 1
+    out = str(delta_tables / "path_copy")
+    spark.read.format("delta").load(path).write.mode("overwrite").parquet(out)
+    spark.read.format("delta").option("versionAsOf", 0).load(path).write.mode("overwrite").parquet(out)
+    spark.sql(f"SELECT * FROM delta.`{path}`").write.mode("overwrite").parquet(out)
+    copies = [e for e in lineage.action_events() if e["eventType"] == "COMPLETE" and any(o["name"] == out for o in e["outputs"])]
+    inputs = [_inputs(e)["by_path"] for e in copies]
+    assert [(d["namespace"], d["name"]) for d in inputs] == [("file", path)] * 3
+    assert [_version(d) for d in inputs] == ["1", "0", "1"]
+    assert {(d["facets"]["storage"]["storageLayer"], d["facets"]["storage"]["fileFormat"]) for d in inputs} == {
+        ("delta", "parquet")
+    }
+
+
+@pytest.mark.spark
 def test_save_as_table_ctas_and_insert(spark: Any, lineage: Any, delta_tables: Path) -> None:
     df = spark.createDataFrame([(1, "a")], "k long, v string")
     df.write.format("delta").saveAsTable("hw_delta_saved")

@@ -211,8 +211,12 @@ def capture_plan(
     optimize: Callable[[Any], Any] | None = None,
     relations: RelationCache | None = None,
     relation_hashes: Callable[[Any], list[int] | None] | None = None,
+    root_lookup: Callable[[Any], dict[str, Any]] | None = None,
 ) -> PlanCapture:
     """Serialise ``jplan`` once, then fetch JVM facts for the nodes that need them.
+
+    ``root_lookup``, when given, fetches the root's facts in place of the
+    look-up registered for its class (a write whose table state was pinned).
 
     py4j round trips are the cost here: the leaves of each plan come in
     one ``collectLeaves()`` call and are picked by their pre-order position,
@@ -251,7 +255,10 @@ def capture_plan(
         next_round: list[PlanNode] = []
         for subtree in pending:
             for plan_root in _plan_roots(subtree):
-                _fetch_facts(jplan, plan_root, facts, cache, relations, raw, next_round, relation_hashes)
+                _fetch_facts(
+                    jplan, plan_root, facts, cache, relations, raw, next_round, relation_hashes,
+                    root_lookup if plan_root is tree else None,
+                )
         pending = next_round
         depth += 1
     return PlanCapture(tree, facts, raw)
@@ -266,8 +273,10 @@ def _fetch_facts(
     raw: dict[str, Any],
     next_round: list[PlanNode],
     relation_hashes: Callable[[Any], list[int] | None] | None = None,
+    root_lookup: Callable[[Any], dict[str, Any]] | None = None,
 ) -> None:
-    """Facts for the nodes of one plan (children only; inner plans are their own roots)."""
+    """Facts for the nodes of one plan (children only; inner plans are their own roots);
+    ``root_lookup`` for ``plan_root`` itself, when given."""
     wanted: list[tuple[PlanNode, int | None]] = []
     #: node.key -> its position among the plan's LogicalRelation leaves
     relation_position: dict[str, int] = {}
@@ -360,6 +369,8 @@ def _fetch_facts(
             jnode = jvm_node(node, index)
             if node.cls == "LogicalRelation":
                 found_facts = relation_facts(jnode, node.fields)
+            elif node is plan_root and root_lookup is not None:
+                found_facts = root_lookup(jnode)
             else:
                 found_facts = NODE_LOOKUPS[node.cls](jnode)
             facts[node.key] = found_facts

@@ -13,7 +13,10 @@ the worker is done.
 The exception is DDL (:data:`CAPTURE_AT_ONCE`): its events depend on catalog
 state (a table's location and schema) that the job's next statement may change
 (ALTER then RENAME, CREATE then DROP), so DDL — small plans — is captured on
-the listener thread as soon as Spark reports it.
+the listener thread as soon as Spark reports it. A write into a v2 table or a
+v2 create depends on such state too (the snapshot it committed): the listener
+thread only pins the table's state (:func:`~.sources.dsv2.pin_table`, a few
+py4j calls) and the worker captures the rest.
 
 Nothing raises out of here: each kind of failure is logged once, then at
 debug level, and the job goes on.
@@ -43,7 +46,7 @@ from headwater.agent.py4j.chains import JvmChain, chained
 from headwater.agent.py4j.proxies import proxy_scope
 from headwater.agent.sources.ddl import DDL_COMMANDS, table_idents
 from headwater.agent.sources.dsv2 import CAPTURE_AT_ONCE as V2_CAPTURE_AT_ONCE
-from headwater.agent.sources.dsv2 import NESTED_WRITE, V2_DROP
+from headwater.agent.sources.dsv2 import NESTED_WRITE, PINNED, V2_DROP, pin_table, pinned_root_facts
 
 __all__ = ["ActionListener", "CAPTURE_AT_ONCE", "CaptureWorker", "LogOnce", "PendingAction"]
 
@@ -123,6 +126,8 @@ class PendingAction:
     end_time: float
     #: The optimized plan (already fetched to decide whether to capture at all).
     jplan: Any = None
+    #: The state of the v2 table the action wrote, held when Spark reported it.
+    pinned: Any = None
 
 
 class CaptureWorker:
@@ -244,7 +249,10 @@ class ActionListener:
             if is_read_only(root_class) and not self._capture_read_only:
                 return
             pending = PendingAction(func_name, qe, duration_ns, exception, time.time(), jplan)
-            if self._defer and root_class not in CAPTURE_AT_ONCE:
+            if self._defer and root_class in PINNED:
+                pending.pinned = self._pin(jplan, root_class, func_name)
+                self._submit(pending)
+            elif self._defer and root_class not in CAPTURE_AT_ONCE:
                 self._submit(pending)
             else:
                 capture = self.capture_pending(pending)
@@ -258,6 +266,15 @@ class ActionListener:
                     self._record_seconds(time.perf_counter() - began, time.thread_time() - began_cpu)
                 except Exception:
                     pass
+
+    def _pin(self, jplan: Any, root_class: str, func_name: str) -> Any:
+        """The written table's state (see :func:`~.sources.dsv2.pin_table`); ``None``
+        if it cannot be held, when the worker reads the table as it is then."""
+        try:
+            return pin_table(jplan, root_class)
+        except Exception as exc:
+            self._log_once(f"pinning the table {func_name} wrote", exc)
+            return None
 
     def capture(
         self, func_name: str, qe: Any, duration_ns: int | None, exception: Any
@@ -288,8 +305,13 @@ class ActionListener:
         root_class = short_class(str(jplan.getClass().getName()))
         if root_class in OUTER_WRITES and "numOutputRows" not in executed:
             executed.update(self._nested_metrics())
+        pinned = pending.pinned
         plan = capture_plan(
-            jplan, optimize=self._optimize, relations=self._relations, relation_hashes=self._relation_hashes
+            jplan,
+            optimize=self._optimize,
+            relations=self._relations,
+            relation_hashes=self._relation_hashes,
+            root_lookup=(lambda jroot: pinned_root_facts(pinned, jroot)) if pinned is not None else None,
         )
         if plan.facts_for(plan.tree).get(NESTED_WRITE):
             return None  # the write of a CTAS/RTAS, reported as that command

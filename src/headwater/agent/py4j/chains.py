@@ -9,7 +9,10 @@ composes the getters, ``MethodHandleProxies`` makes the function): calling its
 ``apply`` runs the whole chain in the JVM and returns only the end value. No
 code of headwater's is loaded into the JVM.
 
-A :class:`JvmChain` is built on first use from its object's py4j connection. If
+A :class:`JvmChain` is built on first use from its object's py4j connection,
+its classes found by the JVM's application class loader, or, for a chain over a
+connector's classes (which ``spark.jars.packages`` adds to a class loader of
+their own), by the class loader of the first object it is applied to. If
 the JVM cannot build it (another Spark or Scala version renamed a method), it
 raises :class:`ChainUnavailable` from then on without trying again, and callers
 fall back to asking step by step. An exception inside the chain (a null, a
@@ -23,7 +26,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Bound", "ChainUnavailable", "JvmChain", "Step", "chained", "java_array"]
+__all__ = ["Bound", "ChainUnavailable", "JvmChain", "Step", "chained", "java_array", "jvm_of"]
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +41,8 @@ class ChainUnavailable(Exception):
     """The JVM cannot build this chain; ask step by step instead."""
 
 
-def _jvm_of(target: Any) -> Any:
+def jvm_of(target: Any) -> Any:
+    """The py4j ``jvm`` view of the connection ``target`` (a JVM object proxy) came by."""
     from py4j.java_gateway import JVMView
     from py4j.protocol import DEFAULT_JVM_ID, DEFAULT_JVM_NAME
 
@@ -53,18 +57,23 @@ def java_array(jvm: Any, element_class: str, values: list[Any]) -> Any:
     return array
 
 
-def _build(jvm: Any, steps: tuple[Step, ...]) -> Any:
-    """The ``scala.Function1`` that applies ``steps`` in order to its argument."""
+def _build(jvm: Any, steps: tuple[Step, ...], loader: Any = None) -> Any:
+    """The ``scala.Function1`` that applies ``steps`` in order to its argument, their
+    classes loaded by ``loader`` when given."""
     for_name = jvm.java.lang.Class.forName
     handles = jvm.java.lang.invoke.MethodHandles
     lookup = handles.publicLookup()
     to_object = jvm.java.lang.invoke.MethodType.methodType(
         for_name("java.lang.Object"), for_name("java.lang.Object")
     )
+
+    def step_class(name: str) -> Any:
+        return for_name(name) if loader is None else for_name(name, False, loader)
+
     chain = None
     for class_name, method_name, bound in steps:
         parameters = java_array(jvm, "java.lang.Class", [for_name(cls) for cls, _ in bound])
-        method = for_name(class_name).getMethod(method_name, parameters)
+        method = step_class(class_name).getMethod(method_name, parameters)
         handle = lookup.unreflect(method)
         if bound:
             values = [value(jvm) if callable(value) else value for _, value in bound]
@@ -77,8 +86,11 @@ def _build(jvm: Any, steps: tuple[Step, ...]) -> Any:
 class JvmChain:
     """``steps`` applied to a JVM object in one py4j call: ``chain(target)``."""
 
-    def __init__(self, *steps: Step) -> None:
+    def __init__(self, *steps: Step, target_loader: bool = False) -> None:
+        """``target_loader``: find the steps' classes with the class loader of the
+        object the chain is first applied to (a connector's classes)."""
         self._steps = steps
+        self._target_loader = target_loader
         self._function: Any = None
         self._client: Any = None
         self._unavailable = False
@@ -92,7 +104,8 @@ class JvmChain:
             # Built per py4j client: a new gateway (rare) has none of the old objects.
             if self._function is None or self._client is not client:
                 try:
-                    self._function = _build(_jvm_of(target), self._steps)
+                    loader = target.getClass().getClassLoader() if self._target_loader else None
+                    self._function = _build(jvm_of(target), self._steps, loader)
                     self._client = client
                 except Exception as exc:
                     logger.debug("JVM chain %s is not available", self._steps, exc_info=True)
@@ -103,9 +116,25 @@ class JvmChain:
     def __call__(self, target: Any) -> Any:
         return self._function_for(target).apply(target)
 
+    def ready(self, target: Any) -> bool:
+        """Whether the chain is built for ``target``'s connection, so that calling it
+        costs one round trip (building it costs a few dozen)."""
+        return self._function is not None and self._client is getattr(target, "_gateway_client", None)
 
-def chained(chain: JvmChain, fallback: Callable[[Any], Any], target: Any) -> Any:
-    """``chain(target)``, or ``fallback(target)`` (step by step) when the JVM cannot build it."""
+    def prepare(self, target: Any) -> None:
+        """Build the chain for ``target``'s connection now, if the JVM can."""
+        try:
+            self._function_for(target)
+        except ChainUnavailable:
+            pass
+
+
+def chained(chain: JvmChain, fallback: Callable[[Any], Any], target: Any, build: bool = True) -> Any:
+    """``chain(target)``, or ``fallback(target)`` (step by step) when the JVM cannot build
+    it — or, with ``build`` false, when it is not built yet: a thread that must stay
+    quick (Spark's listener thread) leaves the building to another."""
+    if not build and not chain.ready(target):
+        return fallback(target)
     try:
         return chain(target)
     except ChainUnavailable:

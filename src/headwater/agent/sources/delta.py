@@ -160,6 +160,11 @@ def _relation_version(node: Any) -> dict[str, Any]:
         return {"version": step_by_step(node)}
 
 
+def _index_version(file_index: Any) -> dict[str, Any]:
+    """The version and storage of a Delta table read by its path, from its file index."""
+    return {"version": _scanned_version(file_index), "storage_layer": STORAGE[0], "file_format": STORAGE[1]}
+
+
 def v2_table_facts(table: Any) -> dict[str, Any]:
     """Delta's facts for a ``DeltaTableV2`` under a DSv2 relation (see :mod:`.dsv2`)."""
     facts: dict[str, Any] = {
@@ -404,6 +409,10 @@ FAMILY = SourceFamily(
     save_writes={"DeltaDataSource": _write_save},
     save_lookups={"DeltaDataSource": _save_facts},
     table_provider_lookups={"delta": _relation_version},
+    # A read by path: the index the optimizer prepared pins the version it scans.
+    file_index_lookups=dict.fromkeys(
+        ("PreparedDeltaFileIndex", "TahoeLogFileIndex", "TahoeBatchFileIndex"), _index_version
+    ),
     v2_table_lookups={
         "DeltaTableV2": v2_table_facts,
         "DeltaCatalog$StagedDeltaTableV2": staged_table_facts,

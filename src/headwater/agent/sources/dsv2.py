@@ -8,13 +8,15 @@ properties, the catalog's name and the identifier, then hand the ``Table`` to
 its format's look-up (``SourceFamily.v2_table_lookups``, keyed by the table's
 short class name), which may return ``location``, ``version``,
 ``storage_layer``, ``file_format``, ``catalog_type`` and ``warehouse`` — and
-``previous_version``, the version before the newest: a write is captured
-after it ran, so its reads of the table it wrote (a MERGE's target) saw that one.
+``previous_version``, the version before the one a write committed, which its
+reads of the table it wrote (a MERGE's target) saw.
 
 A table is a dataset at its location, with ``symlinks`` naming it by its
-catalog identifier. Writes and DDL are captured on the listener thread
-(:data:`CAPTURE_AT_ONCE`): the version a write made and the schema a DDL
-left are catalog state the job's next statement may change.
+catalog identifier. The version a write made and the schema a create or an
+ALTER left are catalog state the job's next statement may change: a write's
+or a create's table state is pinned on the listener thread (:data:`PINNED`,
+:func:`~.dsv2_jvm.pin_table`) and the rest captured later; an ALTER is captured
+there whole (:data:`CAPTURE_AT_ONCE`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from headwater.agent.sources.common import (
 from headwater.agent.sources.dsv2_jvm import (
     CAPTURE_AT_ONCE,
     NESTED_WRITE,
+    PINNED,
     TABLE_ALTERS,
     TABLE_CREATES,
     TABLE_WRITES,
@@ -43,6 +46,8 @@ from headwater.agent.sources.dsv2_jvm import (
     alter_facts,
     create_facts,
     dropped_table_facts,
+    pin_table,
+    pinned_root_facts,
     rdd_scan_tables,
     scan_relation_facts,
     table_facts,
@@ -56,9 +61,12 @@ __all__ = [
     "CAPTURE_AT_ONCE",
     "FAMILY",
     "NESTED_WRITE",
+    "PINNED",
     "V2_DROP",
     "dropped_table_facts",
     "is_v2_drop",
+    "pin_table",
+    "pinned_root_facts",
     "rdd_scan_datasets",
     "rdd_scan_tables",
     "scan_filter_sources",
@@ -145,14 +153,16 @@ def read_v2_relation(node: PlanNode, ctx: VisitContext) -> list[CapturedDataset]
     )
     _decorate(ds, facts, ctx)
     ds.row_sources = scan_filter_sources(facts, [name for name, _, _ in ds.fields])
+    # A write's read of the table it writes (a MERGE's target) read the snapshot
+    # before the one the write committed.
     written = ctx.facts(ctx.tree)
     if (
         ctx.tree.cls in TABLE_WRITES
-        and facts.get("previous_version") is not None
+        and written.get("previous_version") is not None
         and _location(written) == _location(facts)
-        and facts.get("version") == written.get("version")
+        and not facts.get("time_travel")
     ):
-        ds.version = str(facts["previous_version"])
+        ds.version = str(written["previous_version"])
     return [ds]
 
 

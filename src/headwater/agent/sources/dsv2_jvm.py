@@ -7,21 +7,33 @@ catalog's name and the identifier; a created, replaced or altered table loaded
 from its catalog after the command ran; where a dropped table was; the tables a
 ``DataSourceRDD``'s input partitions read. Each look-up may raise: the capture
 logs and goes on.
+
+A write or a create is captured on the agent's capture thread like any action,
+but the table it wrote is catalog state the job's next statement may change (a
+snapshot committed, a schema altered, the table dropped). So when Spark reports
+it, :func:`pin_table` holds on to that state on the listener thread — the table
+object (a create's loaded from its catalog) and its format's handle on the
+state (:class:`~.family.TablePin`: an Iceberg ``TableMetadata``), a handful of
+py4j calls — and :func:`pinned_root_facts` reads the facts from what was held.
+An ALTER reads its table from the catalog, so it is captured whole at once.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from headwater.agent.plan import short_class
 from headwater.agent.sources import formats
-from headwater.agent.sources.jvm_common import option
+from headwater.agent.sources.jvm_common import class_name, option
 
 __all__ = [
     "CAPTURE_AT_ONCE",
     "NESTED_WRITE",
+    "PINNED",
+    "PinnedTable",
     "TABLE_ALTERS",
     "TABLE_CREATES",
     "TABLE_WRITES",
@@ -29,6 +41,8 @@ __all__ = [
     "alter_facts",
     "create_facts",
     "dropped_table_facts",
+    "pin_table",
+    "pinned_root_facts",
     "rdd_scan_tables",
     "scan_relation_facts",
     "table_facts",
@@ -73,8 +87,12 @@ TABLE_ALTERS = frozenset(
     }
 )
 
-#: Roots whose facts are catalog state (a version written, a schema changed).
-CAPTURE_AT_ONCE = frozenset(TABLE_WRITES) | frozenset(TABLE_CREATES) | TABLE_ALTERS
+#: Roots captured on the capture thread with their table's state pinned when Spark
+#: reports them (see :func:`pin_table`).
+PINNED = frozenset(TABLE_WRITES) | frozenset(TABLE_CREATES)
+#: Roots captured whole on the listener thread: an ALTER's table as it is after the
+#: command comes from the catalog, which the job's next statement may change.
+CAPTURE_AT_ONCE = TABLE_ALTERS
 
 #: Catalog classes and interfaces whose tables live in Spark's session catalog.
 _SESSION_BACKED = frozenset(
@@ -103,13 +121,19 @@ def _format_facts(jtable: Any, table_class: str) -> dict[str, Any]:
         return {}
 
 
+def _unwrapped(jtable: Any, build: bool = True) -> tuple[Any, str]:
+    """The table and its class name; a DELETE/UPDATE/MERGE reads and writes its table
+    through a ``RowLevelOperationTable``, which is looked through."""
+    table_class = class_name(jtable, build)
+    if short_class(table_class) == "RowLevelOperationTable":
+        jtable = jtable.table()
+        table_class = class_name(jtable, build)
+    return jtable, table_class
+
+
 def table_facts(jtable: Any) -> dict[str, Any]:
     """A DSv2 ``Table``'s name, class and properties, with its format's own facts."""
-    table_class = str(jtable.getClass().getName())
-    if short_class(table_class) == "RowLevelOperationTable":
-        # A DELETE/UPDATE/MERGE reads and writes its table through this wrapper.
-        jtable = jtable.table()
-        table_class = str(jtable.getClass().getName())
+    jtable, table_class = _unwrapped(jtable)
     facts: dict[str, Any] = {"table_name": str(jtable.name()), "table_class": table_class}
     try:
         properties = jtable.properties()
@@ -211,6 +235,66 @@ def _loaded_table_facts(catalog: Any, ident: Any) -> dict[str, Any]:
 def create_facts(node: Any) -> dict[str, Any]:
     resolved = node.name()  # a ResolvedIdentifier
     return _loaded_table_facts(resolved.catalog(), resolved.identifier())
+
+
+@dataclass(frozen=True)
+class PinnedTable:
+    """The state of the table a write or a create wrote, held when Spark reported it."""
+
+    #: The DSv2 ``Table``: the one the write's relation holds, or a create's, loaded
+    #: from its catalog right after the command.
+    table: Any
+    table_class: str
+    #: The format's handle on the table's state (:class:`~.family.TablePin`), if any.
+    handle: Any
+    created: bool
+
+
+def pin_table(node: Any, root_class: str) -> PinnedTable | None:
+    """On the listener thread: hold on to the state of the table the write or create
+    ``node`` wrote (4–7 py4j calls once the capture thread has built the chains they
+    use; no I/O but a create's catalog look-up)."""
+    if root_class in TABLE_WRITES:
+        jtable = getattr(node, TABLE_WRITES[root_class][0])().table()
+        created = False
+    elif root_class in TABLE_CREATES:
+        resolved = node.name()
+        jtable = resolved.catalog().loadTable(resolved.identifier())
+        created = True
+    else:
+        return None
+    jtable, table_class = _unwrapped(jtable, build=False)
+    if short_class(table_class).startswith("Staged"):
+        return None  # a CTAS's own write, reported as the command
+    pin = formats.TABLE_PINS.get(short_class(table_class))
+    if pin is None and not created:
+        return None  # a write whose facts do not change with the table (Delta's: see delta.py)
+    return PinnedTable(jtable, table_class, pin.take(jtable) if pin is not None else None, created)
+
+
+def pinned_root_facts(pinned: PinnedTable, node: Any) -> dict[str, Any]:
+    """The facts of a write's or a create's root ``node`` from the state :func:`pin_table`
+    held: a create's table as it was loaded then, and the format's facts of that state
+    (the version written, the location, the schema) over what the table says now."""
+    if pinned.created:
+        resolved = node.name()
+        facts = _identifier_facts(resolved.catalog(), resolved.identifier())
+        facts.update(table_facts(pinned.table))
+        if "read_version" in facts:
+            # A table loaded right after the command: the version it read is the
+            # version the command left.
+            facts["version"] = facts["read_version"]
+    else:
+        facts = table_write_facts(node)
+    pin = formats.TABLE_PINS.get(short_class(pinned.table_class))
+    if pin is not None and pin.prepare is not None:
+        pin.prepare(pinned.table)
+    if pin is not None and pinned.handle is not None:
+        try:
+            facts.update(pin.facts(pinned.table, pinned.handle))
+        except Exception:
+            logger.debug("no facts from the pinned state of %s", facts.get("table_name"), exc_info=True)
+    return facts
 
 
 def alter_facts(node: Any) -> dict[str, Any]:

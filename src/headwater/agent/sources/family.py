@@ -24,7 +24,7 @@ from typing import Any
 from headwater.agent.plan import PlanNode
 from headwater.agent.sources.common import CapturedDataset, VisitContext, Visited
 
-__all__ = ["Lookup", "OptionDatasets", "ReadVisitor", "SourceFamily", "WriteVisitor"]
+__all__ = ["Lookup", "OptionDatasets", "ReadVisitor", "SourceFamily", "TablePin", "WriteVisitor"]
 
 #: JVM object -> plain facts (py4j calls; runs on the capture thread).
 Lookup = Callable[[Any], dict[str, Any]]
@@ -34,6 +34,25 @@ ReadVisitor = Callable[[PlanNode, VisitContext], list[CapturedDataset]]
 WriteVisitor = Callable[[PlanNode, VisitContext, Visited], None]
 #: A DSv2 relation's options and output attributes -> the datasets they name.
 OptionDatasets = Callable[[Mapping[str, str], list[Any]], list[CapturedDataset]]
+
+
+@dataclass(frozen=True)
+class TablePin:
+    """How a table format holds on to the state of a table a command wrote.
+
+    ``take`` runs on Spark's listener thread as soon as the command is reported,
+    with the DSv2 ``Table``, and returns a handle on the table's state as it is
+    then (an immutable JVM object, a version number): one or two py4j calls, no
+    I/O. ``facts`` runs later on the capture thread with the table and that
+    handle, and returns the facts that state gives (the version written, the
+    location, the schema), whatever the job has done to the table since.
+    """
+
+    take: Callable[[Any], Any]
+    facts: Callable[[Any, Any], dict[str, Any]]
+    #: Readies, on the capture thread, what ``take`` needs to be quick (a JVM chain
+    #: built for the table's class loader), given a table of the format.
+    prepare: Callable[[Any], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -59,6 +78,9 @@ class SourceFamily:
     #: ``provider`` of the catalog table a ``LogicalRelation`` reads -> look-up of
     #: that format's facts (a table ``version``) on the relation node.
     table_provider_lookups: Mapping[str, Lookup] = field(default_factory=dict)
+    #: ``FileIndex`` class of a file relation read by path (a ``HadoopFsRelation``'s
+    #: ``location``) -> look-up of its format's facts (a table version) on the index.
+    file_index_lookups: Mapping[str, Lookup] = field(default_factory=dict)
     #: DSv2 ``Table`` class under a ``DataSourceV2Relation`` -> look-up of its
     #: format's own facts (a table version, a file format) on the table.
     v2_table_lookups: Mapping[str, Lookup] = field(default_factory=dict)
@@ -66,3 +88,6 @@ class SourceFamily:
     #: location (a Kafka table: bootstrap servers and topics) -> those datasets,
     #: from ``DataSourceV2Relation.options`` (a write's ``writeOptions``) and its output.
     v2_option_datasets: Mapping[str, OptionDatasets] = field(default_factory=dict)
+    #: DSv2 ``Table`` class whose state (a snapshot) changes in place -> how a write's
+    #: or a create's state is pinned when Spark reports it (see :class:`TablePin`).
+    v2_table_pins: Mapping[str, TablePin] = field(default_factory=dict)

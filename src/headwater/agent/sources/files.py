@@ -27,17 +27,23 @@ from headwater.agent.sources.common import (
     written_query,
 )
 from headwater.agent.sources.family import SourceFamily
-from headwater.agent.sources.jvm_common import option, query_schema
+from headwater.agent.sources.jvm_common import class_name, option, query_schema
 
-__all__ = ["FAMILY", "file_relation_facts", "output_at", "save_to_path"]
+__all__ = ["FAMILY", "file_index_facts", "file_relation_facts", "output_at", "save_to_path"]
 
 logger = logging.getLogger(__name__)
 
 
+def file_index_facts(index: Any) -> dict[str, Any]:
+    """Root paths of a file relation's ``FileIndex`` (one call for all of them) and the
+    index's class; raises for what is not a file index."""
+    joined = str(index.rootPaths().mkString("\n"))
+    return {"root_paths": [p for p in joined.split("\n") if p], "file_index_class": class_name(index)}
+
+
 def file_relation_facts(relation: Any) -> dict[str, Any]:
-    """Root paths of a file relation (one call for all of them); raises for other relations."""
-    joined = str(relation.location().rootPaths().mkString("\n"))
-    return {"root_paths": [p for p in joined.split("\n") if p]}
+    """:func:`file_index_facts` of a ``HadoopFsRelation``'s index."""
+    return file_index_facts(relation.location())
 
 
 def read_file_relation(node: PlanNode, ctx: VisitContext) -> list[CapturedDataset]:

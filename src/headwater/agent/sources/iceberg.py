@@ -5,17 +5,25 @@ Plan nodes over Iceberg tables are :mod:`.dsv2`'s; this module answers its
 the snapshot (``version``: the one a time-travel read pinned, else the
 table's current snapshot — after a write, the one it made), the storage
 layer and file format, and the catalog's type and warehouse.
+
+A write's or a create's table is pinned when Spark reports the command
+(``v2_table_pins``): its ``TableMetadata`` then, one py4j call. Metadata is
+immutable, so the snapshot it names is the one the command committed, and its
+location and schema the table's then, whatever the job commits, alters or
+drops before the action is captured.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from typing import Any
 
-from headwater.agent.sources.family import SourceFamily
+from headwater.agent.py4j.chains import JvmChain, chained, jvm_of
+from headwater.agent.sources.family import SourceFamily, TablePin
 
-__all__ = ["FAMILY", "iceberg_table_facts", "input_partition_facts", "spark_struct"]
+__all__ = ["FAMILY", "iceberg_table_facts", "input_partition_facts", "pinned_facts", "spark_struct"]
 
 logger = logging.getLogger(__name__)
 
@@ -39,24 +47,76 @@ def iceberg_table_facts(jtable: Any) -> dict[str, Any]:
     which the Iceberg table's own name (``catalog.namespace.t``) has not."""
     table = jtable.table()
     pinned = jtable.snapshotId()  # set by time travel
+    travelled = pinned is not None
     if pinned is None:
         pinned = _branch_head(jtable, table)
     facts = _table_facts(table, pinned)
     facts.update(_identifier(str(table.name())))
+    if travelled:
+        facts["time_travel"] = True
     return facts
 
 
-def _branch_head(jtable: Any, table: Any) -> Any:
-    """The newest snapshot of the branch a ``SparkTable`` reads or writes
-    (``t.branch_dev``, the ``branch`` option), ``None`` for the main branch."""
+def _branch(jtable: Any) -> str | None:
+    """The branch a ``SparkTable`` reads or writes (``t.branch_dev``, the ``branch``
+    option), ``None`` for the main branch."""
     try:
         branch = jtable.branch()
     except Exception:  # an Iceberg release without branches
         return None
-    if branch is None or str(branch) == "main":
+    return None if branch is None or str(branch) == "main" else str(branch)
+
+
+def _branch_head(jtable: Any, table: Any) -> Any:
+    """The newest snapshot of the branch a ``SparkTable`` reads or writes, ``None`` for
+    the main branch."""
+    branch = _branch(jtable)
+    if branch is None:
         return None
-    snapshot = table.snapshot(str(branch))
+    snapshot = table.snapshot(branch)
     return snapshot.snapshotId() if snapshot is not None else None
+
+
+#: A ``SparkTable``'s Iceberg ``TableMetadata`` as it is now, in one call.
+_METADATA = JvmChain(
+    ("org.apache.iceberg.spark.source.SparkTable", "table", ()),
+    ("org.apache.iceberg.HasTableOperations", "operations", ()),
+    ("org.apache.iceberg.TableOperations", "current", ()),
+    target_loader=True,
+)
+
+
+def _take_metadata(jtable: Any) -> Any:
+    # On Spark's listener thread: one call once the capture thread built the chain.
+    return chained(_METADATA, lambda table: table.table().operations().current(), jtable, build=False)
+
+
+def _spark_schema(jtable: Any, schema: Any) -> dict[str, Any]:
+    """An Iceberg ``Schema`` as Spark ``StructType`` JSON (Iceberg's own conversion;
+    top-level columns from its text if that is not reachable)."""
+    try:
+        return json.loads(str(jvm_of(jtable).org.apache.iceberg.spark.SparkSchemaUtil.convert(schema).json()))
+    except Exception:
+        logger.debug("no Spark schema of the Iceberg schema", exc_info=True)
+        return spark_struct(str(schema.toString()))
+
+
+def pinned_facts(jtable: Any, metadata: Any) -> dict[str, Any]:
+    """Location, snapshot (of the branch written) and schema of a pinned ``TableMetadata``."""
+    branch = _branch(jtable)
+    if branch is None:
+        snapshot = metadata.currentSnapshot()
+    else:
+        ref = metadata.ref(branch)
+        snapshot = metadata.snapshot(ref.snapshotId()) if ref is not None else None
+    facts: dict[str, Any] = {"location": str(metadata.location()), "version": None, "previous_version": None}
+    if snapshot is not None:
+        facts["version"] = str(snapshot.snapshotId())
+        parent = snapshot.parentId()
+        if parent is not None:
+            facts["previous_version"] = str(parent)
+    facts["schema"] = _spark_schema(jtable, metadata.schema())
+    return facts
 
 
 def _identifier(table_name: str) -> dict[str, Any]:
@@ -163,4 +223,5 @@ FAMILY = SourceFamily(
         # The input partitions of a scan, met under a DataFrame made from an RDD.
         "SparkInputPartition": input_partition_facts,
     },
+    v2_table_pins={"SparkTable": TablePin(_take_metadata, pinned_facts, _METADATA.prepare)},
 )

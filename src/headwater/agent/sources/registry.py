@@ -24,6 +24,7 @@ from headwater.agent.sources.family import (
     OptionDatasets,
     ReadVisitor,
     SourceFamily,
+    TablePin,
     WriteVisitor,
 )
 
@@ -32,6 +33,7 @@ __all__ = [
     "NODE_LOOKUPS",
     "V2_OPTION_DATASETS",
     "V2_TABLE_LOOKUPS",
+    "V2_TABLE_PINS",
     "base_relation_facts",
     "read_datasets",
     "relation_facts",
@@ -70,20 +72,28 @@ _RELATION_READS: Mapping[str, ReadVisitor] = _merged("relation_reads")
 _SAVE_WRITES: Mapping[str, WriteVisitor] = _merged("save_writes")
 _SAVE_LOOKUPS: Mapping[str, Lookup] = _merged("save_lookups")
 _TABLE_PROVIDER_LOOKUPS: Mapping[str, Lookup] = _merged("table_provider_lookups")
+_FILE_INDEX_LOOKUPS: Mapping[str, Lookup] = _merged("file_index_lookups")
 #: DSv2 ``Table`` class -> its format's look-up (used by the DSv2 family).
 V2_TABLE_LOOKUPS: Mapping[str, Lookup] = _merged("v2_table_lookups")
 #: DSv2 ``Table`` class -> the datasets its relation's options name (used by the DSv2 family).
 V2_OPTION_DATASETS: Mapping[str, OptionDatasets] = _merged("v2_option_datasets")
+#: DSv2 ``Table`` class -> how its format pins a written table's state (used by the DSv2 family).
+V2_TABLE_PINS: Mapping[str, TablePin] = _merged("v2_table_pins")
 formats.TABLE_LOOKUPS.update(V2_TABLE_LOOKUPS)
 formats.OPTION_DATASETS.update(V2_OPTION_DATASETS)
+formats.TABLE_PINS.update(V2_TABLE_PINS)
 
 
 def base_relation_facts(relation: Any) -> dict[str, Any]:
-    """Facts of the ``BaseRelation`` under a ``LogicalRelation``."""
+    """Facts of the ``BaseRelation`` under a ``LogicalRelation``; for files, with those
+    the format of its file index adds (a Delta table read by path: its version)."""
     try:
-        return files.file_relation_facts(relation)
+        index = relation.location()
+        facts = files.file_index_facts(index)
     except Exception:
         logger.debug("not a file relation", exc_info=True)
+    else:
+        return {**facts, **_format_facts(_FILE_INDEX_LOOKUPS, short_class(facts["file_index_class"]), index)}
     relation_class = str(relation.getClass().getName())
     facts: dict[str, Any] = {"relation_class": relation_class}
     lookup = _RELATION_LOOKUPS.get(short_class(relation_class))
@@ -141,7 +151,13 @@ def read_datasets(node: PlanNode, ctx: VisitContext) -> list[CapturedDataset]:
             return datasets
         facts = ctx.facts(node)
         if "root_paths" in facts:
-            return files.read_file_relation(node, ctx)
+            datasets = files.read_file_relation(node, ctx)
+            for ds in datasets:
+                if facts.get("version") is not None:
+                    ds.version = str(facts["version"])
+                if facts.get("storage_layer"):
+                    ds.storage = (str(facts["storage_layer"]), facts.get("file_format"))
+            return datasets
         reader = _RELATION_READS.get(short_class(str(facts.get("relation_class", ""))))
         return reader(node, ctx) if reader is not None else []
     reader = _READS.get(node.cls)

@@ -146,7 +146,16 @@ def get_dataset_badges(store: StoreDep, asOf: AsOf = None,  # noqa: N803
         return datasets_answer(classify(conn, _when(asOf), maxNodes))
 
 
-@router.get("/api/v2/compliance", responses=error_responses(400, 404),
+_CSV_RESPONSE: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The report: JSON, or with `format=csv` one row per flow or stop "
+        f"({', '.join(CSV_COLUMNS)}).",
+        "content": {"text/csv": {"schema": {"type": "string"}}},
+    }
+}
+
+
+@router.get("/api/v2/compliance", responses={**_CSV_RESPONSE, **error_responses(400, 404)},
             tags=["classification"])
 def get_compliance(
     store: StoreDep,
@@ -162,6 +171,6 @@ def get_compliance(
     with connection(store) as conn:
         report = compliance_report(conn, tag, nodeId, asOf, maxNodes)
     if format == "csv":
-        return Response(compliance_csv(report), media_type="text/csv; charset=utf-8",
+        return Response(compliance_csv(report), media_type="text/csv",
                         headers={"Content-Disposition": 'attachment; filename="compliance.csv"'})
     return report
