@@ -29,7 +29,7 @@ from tests.api.classification_events import (
     lineage,
     write,
 )
-from tests.store.builders import record
+from tests.store.builders import facet, record
 
 BEFORE_GOLD_V2 = "2024-03-01T00:00:30Z"
 
@@ -278,3 +278,18 @@ def _fresh(db_url: str, request: pytest.FixtureRequest, tmp_path: Any, n: int) -
         return f"sqlite:///{tmp_path / f'again-{n}.db'}"
     cluster = request.getfixturevalue("pg_cluster")
     return str(cluster.create_database(f"again_{n}_{random.getrandbits(32):08x}"))
+
+
+def test_producers_tags_facets_on_datasets_and_fields_propagate(
+        store: Store, client: TestClient) -> None:
+    """A ``tags`` facet naming a field tags the column; one without tags the dataset."""
+    tagged = write("ingest", 5, 45, [], RAW, ["id", "email", "name"],
+                   tags=facet(tags=[{"key": "GDPR", "value": "subject", "source": "catalog",
+                                     "field": "name"},
+                                    {"key": "confidential", "source": "catalog"}]))
+    record(store, tagged)
+    name = _column(client, f"datasetField:file:{SILVER}:name")
+    assert sorted(f"{p['tag']}<-{p['origin']}" for p in name["propagated"]) == [
+        f"GDPR<-datasetField:file:{RAW}:name", f"confidential<-dataset:file:{RAW}"]
+    # Before the facet arrived neither tag was anywhere.
+    assert _propagated(client, f"datasetField:file:{SILVER}:name", BEFORE_GOLD_V2) == []
