@@ -8,7 +8,7 @@ import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const inputs = ["index.html", "package.json", "package-lock.json", "tsconfig.json", "vite.config.ts", "src"];
+const inputs = ["index.html", "package.json", "package-lock.json", "tsconfig.json", "vite.config.ts", "src", "docs"];
 
 function walk(path) {
   if (statSync(path).isDirectory()) {

@@ -1,6 +1,7 @@
 // The read API as the page uses it: typed fetch helpers and node-id parsing.
 // Node ids are headwater's: dataset:{ns}:{name}, datasetField:{ns}:{name}:{field},
 // job:{ns}:{name}, run:{uuid}.
+import { askForToken, authHeaders } from "./auth";
 
 export type RunState = "NEW" | "RUNNING" | "COMPLETED" | "FAILED" | "ABORTED";
 
@@ -159,7 +160,7 @@ export async function getJson<T>(path: string, params: Record<string, string | n
     if (value !== undefined && value !== "") query.set(key, String(value));
   }
   const url = query.toString() ? `${path}?${query}` : path;
-  const response = await fetch(url, { headers: { Accept: "application/json" } });
+  const response = await fetch(url, { headers: { Accept: "application/json", ...authHeaders() } });
   if (!response.ok) {
     let message = `${response.status} ${response.statusText}`;
     try {
@@ -168,6 +169,7 @@ export async function getJson<T>(path: string, params: Record<string, string | n
     } catch {
       // not JSON: keep the status line
     }
+    if (response.status === 401) askForToken(message);
     throw new ApiError(response.status, message);
   }
   return (await response.json()) as T;

@@ -8,6 +8,14 @@ import { lineageView } from "./views/lineage";
 import { runView } from "./views/run";
 import { route, startRouter } from "./router";
 import { searchBox } from "./search-box";
+import { showSignedIn } from "./auth";
+
+// Cytoscape.js adds a <style> element for its container unless an element with this id
+// exists; the page's content security policy refuses inline styles, so the rule it would
+// add is in style.css and this marker stands in for the element.
+const cytoscapeStyleMarker = document.createElement("meta");
+cytoscapeStyleMarker.id = "__________cytoscape_stylesheet";
+document.head.prepend(cytoscapeStyleMarker);
 
 route(/^\/$/, () => (root) => homeView(root));
 route(/^\/search$/, () => (root, url) => searchView(root, url));
@@ -17,4 +25,5 @@ route(/^\/jobs\/([^/]+)\/([^/]+)$/, ([ns, name]) => (root) => jobView(root, ns, 
 route(/^\/runs\/([^/]+)$/, ([id]) => (root, url) => runView(root, url, id));
 
 document.getElementById("search-slot")!.append(searchBox());
+showSignedIn();
 startRouter();

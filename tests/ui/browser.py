@@ -13,7 +13,8 @@ from typing import Any
 from playwright.sync_api import Browser, Page, sync_playwright
 
 __all__ = [
-    "ARTIFACTS", "CHROMIUM", "CHROMIUM_ARGS", "chromium", "click_node", "edges_of", "wait_for_graph"
+    "ARTIFACTS", "CHROMIUM", "CHROMIUM_ARGS", "chromium", "click_node", "edges_of",
+    "wait_for_graph", "watch_csp",
 ]
 
 CHROMIUM = "/usr/bin/chromium"
@@ -39,6 +40,29 @@ def chromium() -> Iterator[Browser]:
             yield browser
         finally:
             browser.close()
+
+
+def watch_csp(page: Page) -> list[str]:
+    """Every content-security-policy violation ``page`` reports from now on (a live list).
+
+    Chromium reports each as a ``securitypolicyviolation`` event in the page and as a
+    console error; both are collected, so a refused script, style, connection or
+    form submission fails the test that watches.
+    """
+    violations: list[str] = []
+
+    def report(text: str) -> None:
+        violations.append(text)
+
+    page.expose_function("__headwaterCspViolation", report)
+    page.add_init_script(
+        "document.addEventListener('securitypolicyviolation', (e) => "
+        "window.__headwaterCspViolation(`${e.violatedDirective} ${e.blockedURI} "
+        "at ${e.sourceFile}:${e.lineNumber}`));"
+    )
+    page.on("console", lambda message: violations.append(message.text)
+            if message.type == "error" and "Content Security Policy" in message.text else None)
+    return violations
 
 
 def wait_for_graph(page: Page, decorated: bool = True) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 ``base_url`` is the sample server, shared by the whole session; a module that needs other
 data overrides ``base_url`` with its own server. Every ``page`` fails its test on an
-uncaught page error and leaves a screenshot in test-artifacts/ui/<test name>.png.
+uncaught page error or a violation of the server's content security policy, and leaves
+a screenshot in test-artifacts/ui/<test name>.png.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from playwright.sync_api import Browser, Page
 
 from headwater.cli import main
 from tests.server.live import running_server
-from tests.ui.browser import ARTIFACTS, chromium
+from tests.ui.browser import ARTIFACTS, chromium, watch_csp
 
 
 @pytest.fixture(scope="session")
@@ -39,9 +40,11 @@ def page(browser: Browser, base_url: str, request: pytest.FixtureRequest) -> Ite
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
+    violations = watch_csp(opened)
     try:
         yield opened
         assert not errors, errors
+        assert not violations, violations
     finally:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         opened.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"))

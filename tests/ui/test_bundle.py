@@ -17,7 +17,13 @@ from headwater.ui import STATIC_DIR
 
 FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
 INPUTS = [
-    "index.html", "package.json", "package-lock.json", "tsconfig.json", "vite.config.ts", "src"
+    "index.html", "package.json", "package-lock.json", "tsconfig.json", "vite.config.ts", "src",
+    "docs",
+]
+#: What frontend/scripts/vendor-docs.mjs copies for the API documentation pages.
+DOCS_ASSETS = [
+    "redoc-init.js", "redoc.LICENSE.txt", "redoc.standalone.js", "redoc.standalone.js.LICENSE.txt",
+    "swagger-init.js", "swagger-ui-bundle.js", "swagger-ui.LICENSE.txt", "swagger-ui.css",
 ]
 
 
@@ -56,7 +62,17 @@ def test_bundle_has_no_source_maps_or_stray_files() -> None:
     assert "index.html" in names and "build-info.json" in names
     assert not [n for n in names if n.endswith(".map")]
     assets = [n for n in names if n.startswith("assets/")]
-    assert len(assets) == len(names) - 2
+    docs = [n for n in names if n.startswith("docs/")]
+    assert docs == [f"docs/{name}" for name in DOCS_ASSETS]
+    assert len(assets) == len(names) - 2 - len(docs)
+
+
+def test_the_api_docs_assets_are_committed() -> None:
+    listed = subprocess.run(
+        ["git", "ls-files", "--", str(STATIC_DIR / "docs")],
+        capture_output=True, text=True, check=True, cwd=FRONTEND.parent,
+    ).stdout.split()
+    assert sorted(Path(path).name for path in listed) == DOCS_ASSETS
 
 
 def test_the_assets_the_page_names_are_committed() -> None:

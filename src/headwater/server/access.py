@@ -8,10 +8,10 @@ For each it decides the scope the request needs (:func:`required_scope`):
 - ``admin``: every other method than GET/HEAD (deletes, tag writes, the Marquez
   PUTs and run writes, token management), and any GET of ``/api/v2/tokens`` or
   ``/api/v2/audit``;
-- ``read``: every other GET under ``/api``, and ``/docs``, ``/redoc``, ``/openapi.json``,
-  ``/metrics``;
-- none: ``GET /api/v1/health`` and the UI's static shell (``index.html`` for every
-  page path, and ``/static/...``).
+- ``read``: every other GET under ``/api``, and ``/openapi.json``, ``/metrics``;
+- none: ``GET /api/v1/health`` and the UI's static shells (``index.html`` for every
+  page path, the ``/docs`` and ``/redoc`` pages, and ``/static/...``), which hold no
+  data: their scripts read the API with the token the page keeps.
 
 A server with neither ``--api-key`` nor a live token is open to everyone, as a
 laptop server should be. Once either exists, a request needing a scope must carry
@@ -81,7 +81,7 @@ _TARGET_KEY = "headwater.audit_target"
 
 ALL_SCOPES = frozenset(tokens.SCOPES)
 _INGEST_PATHS = {"/api/v1/lineage": "ingest", "/api/v1/lineage/batch": "ingest.batch"}
-_READ_PREFIXES = ("/api/", "/docs", "/redoc", "/openapi.json", "/metrics")
+_READ_PREFIXES = ("/api/", "/openapi.json", "/metrics")
 _ADMIN_READ_PREFIXES = ("/api/v2/tokens", "/api/v2/audit")
 _NAMESPACES = "/api/v1/namespaces"
 
@@ -125,7 +125,7 @@ def required_scope(method: str, path: str) -> str | None:
             return "admin"
         if path == "/api" or path.startswith(_READ_PREFIXES):
             return "read"
-        return None  # index.html for a page path, or a hashed asset under /static/
+        return None  # index.html for a page path, /docs, /redoc, or an asset under /static/
     if method == "POST" and path in _INGEST_PATHS:
         return "ingest"
     return "admin"

@@ -64,6 +64,10 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         version=__version__,
         summary="OpenLineage-native lineage server with a Marquez-compatible API.",
         lifespan=lifespan,
+        # /docs and /redoc are served from the package by the UI (headwater.ui.api_docs),
+        # not FastAPI's pages, which load their scripts from a CDN.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.store = active_store

@@ -2,9 +2,14 @@
 
 - ``X-Content-Type-Options: nosniff``: a JSON answer holding producer-sent
   text (job names, SQL, facets) is never sniffed into HTML or script;
-- ``Content-Security-Policy: frame-ancestors 'none'`` and
-  ``X-Frame-Options: DENY`` (for older browsers): no other site frames the UI
-  to trick a user into clicks on it;
+- ``Content-Security-Policy`` (:data:`CONTENT_SECURITY_POLICY`): the page
+  runs only the scripts and styles the server ships (no inline script or
+  style, no ``eval``), talks only to its own server, submits no form anywhere
+  (the token prompt must never put a token in a URL), and no other site frames
+  it (``frame-ancestors 'none'``, with ``X-Frame-Options: DENY`` for older
+  browsers) to trick a user into clicks on it. The built UI satisfies it
+  (``tests/ui``: Chromium fails a test on any violation); the API
+  documentation pages set their own, looser on styles (``headwater.ui.api_docs``);
 - ``Referrer-Policy: no-referrer``: a link out of the UI does not tell the
   other site which dataset or job the user was looking at.
 
@@ -15,11 +20,17 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["SECURITY_HEADERS", "SecurityHeaders"]
+__all__ = ["CONTENT_SECURITY_POLICY", "SECURITY_HEADERS", "SecurityHeaders"]
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'"
+)
 
 SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"x-content-type-options", b"nosniff"),
-    (b"content-security-policy", b"frame-ancestors 'none'"),
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
     (b"x-frame-options", b"DENY"),
     (b"referrer-policy", b"no-referrer"),
 )

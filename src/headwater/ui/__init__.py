@@ -9,7 +9,9 @@ server side is only this module:
   ``/datasets/{ns}/{name}``, ``/jobs/...``, ``/runs/...``, ``/search?...``) gets
   ``index.html``, and the page routes itself from the URL;
 - paths under ``/api/`` are never answered with the page, so an unknown API path
-  keeps its JSON 404.
+  keeps its JSON 404;
+- ``/docs`` and ``/redoc`` are the API documentation pages (:mod:`headwater.ui.api_docs`),
+  whose assets the build copies into ``static/docs/``.
 """
 
 from __future__ import annotations
@@ -58,6 +60,9 @@ def mount_ui(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
                        index)
         return
     app.mount("/static", StaticFiles(directory=static_dir), name="ui-static")
+    from headwater.ui.api_docs import mount_api_docs
+
+    mount_api_docs(app)
 
     async def page(request: Request) -> Response:
         if request.url.path.startswith("/static"):
