@@ -28,6 +28,9 @@ setting             environment variable          meaning (default)
 ``allowed_hosts``   ``HEADWATER_ALLOWED_HOSTS``   Host header values served, comma-separated;
                                                   ``.example.com`` matches subdomains, ``*``
                                                   any (the bind address and localhost names)
+``cors_origins``    ``HEADWATER_CORS_ORIGINS``    web origins (``https://host[:port]``) whose
+                                                  pages may call the API, comma-separated
+                                                  (none: CORS off)
 ``header_timeout``  ``HEADWATER_HEADER_TIMEOUT``  seconds a connection may take to send a
                                                   request's headers (``10``)
 ``body_timeout``    ``HEADWATER_BODY_TIMEOUT``    seconds a request may take to send its
@@ -94,6 +97,7 @@ class Settings:
     audit_reads: bool = False
     audit_retention: float | None = None
     allowed_hosts: tuple[str, ...] | None = None
+    cors_origins: tuple[str, ...] | None = None
     header_timeout: float = 10.0
     body_timeout: float = 60.0
     max_client_connections: int = 100
@@ -129,6 +133,11 @@ class Settings:
             if not hosts:
                 raise ConfigError("allowed_hosts names no host; use '*' to allow any")
             object.__setattr__(self, "allowed_hosts", hosts)
+        if isinstance(self.cors_origins, str):
+            object.__setattr__(self, "cors_origins", _split_hosts(self.cors_origins))
+        if self.cors_origins is not None:
+            object.__setattr__(self, "cors_origins",
+                               tuple(_origin(o) for o in self.cors_origins) or None)
         if self.api_key == "":
             # An empty key would make every request "authenticated"; treat as unset.
             object.__setattr__(self, "api_key", None)
@@ -176,7 +185,7 @@ def _convert(name: str, raw: str) -> Any:
     var = ENV_PREFIX + name.upper()
     if name == "audit_retention":
         return parse_duration(raw, var)
-    if name == "allowed_hosts":
+    if name in {"allowed_hosts", "cors_origins"}:
         return _split_hosts(raw)
     if name in {"header_timeout", "body_timeout"}:
         try:
@@ -217,3 +226,14 @@ def parse_duration(raw: str, what: str = "duration") -> float:
 
 def _split_hosts(raw: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in raw.split(",") if part.strip())
+
+
+def _origin(raw: str) -> str:
+    """A web origin as browsers send it (``scheme://host[:port]``); anything else refused."""
+    value = raw.strip().rstrip("/").lower()
+    scheme, sep, rest = value.partition("://")
+    if (scheme not in ("http", "https") or not sep or not rest
+            or any(c in rest for c in "/?#@*")):
+        raise ConfigError(f"a CORS origin is scheme://host[:port] (http or https; no path, "
+                          f"no wildcard), got {raw!r}")
+    return value

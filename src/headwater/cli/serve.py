@@ -62,6 +62,10 @@ _OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
         "multiple": True, "callback": _hosts, "metavar": "HOST", "help": "A Host header value "
         "to serve (repeatable; .example.com matches subdomains, * any); others get 400. "
         "[HEADWATER_ALLOWED_HOSTS, comma-separated; the bind address and localhost names]"}),
+    (("--cors-origin", "cors_origins"), {
+        "multiple": True, "callback": _hosts, "metavar": "ORIGIN", "help": "A web origin "
+        "(https://host[:port]) whose pages may call the API from the browser (repeatable). "
+        "[HEADWATER_CORS_ORIGINS, comma-separated; none: CORS off]"}),
     (("--header-timeout", "header_timeout"), {
         "type": click.FloatRange(min=0, min_open=True), "metavar": "SECONDS",
         "help": "Seconds a connection may take to send a request's headers. "

@@ -93,6 +93,17 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     from headwater.server.security_headers import SecurityHeaders
 
     app.add_middleware(SecurityHeaders)
+    if settings.cors_origins:
+        # Outside the gate: a browser's preflight (OPTIONS) carries no token. Tokens travel
+        # in the Authorization header, never in cookies, so credentials stay off.
+        from starlette.middleware.cors import CORSMiddleware
+
+        app.add_middleware(
+            CORSMiddleware, allow_origins=list(settings.cors_origins),
+            allow_methods=["GET", "HEAD", "POST", "PUT", "DELETE"],
+            allow_headers=["Authorization", "Content-Type", "Content-Encoding"],
+            allow_credentials=False, max_age=600,
+        )
     document_only(app, lineage.router.routes)
     from headwater.ui import mount_ui  # the web UI last, so every API route matches first
 
