@@ -3,48 +3,59 @@
 Every setting has a ``HEADWATER_*`` environment variable and, for ``headwater
 serve``, a command-line option that overrides it:
 
-==================  ============================  ===========================================
-setting             environment variable          meaning (default)
-==================  ============================  ===========================================
-``db_url``          ``HEADWATER_DB_URL``          SQLAlchemy URL of the store
-                                                  (``sqlite:///<data_dir>/headwater.db``)
-``data_dir``        ``HEADWATER_DATA_DIR``        folder of the default SQLite file
-                                                  (``.headwater``)
-``host``            ``HEADWATER_HOST``            address ``serve`` binds (``127.0.0.1``)
-``port``            ``HEADWATER_PORT``            port ``serve`` listens on (``5000``, as
-                                                  Marquez)
-``api_key``         ``HEADWATER_API_KEY``         a bearer token holding every scope (none);
-                                                  with it, or any stored token, requests
-                                                  need a token
-``public_reads``    ``HEADWATER_PUBLIC_READS``    reads need no token even when tokens
-                                                  exist (``false``)
-``audit_file``      ``HEADWATER_AUDIT_FILE``      also append each audit row to this file
-                                                  as a JSON line (none)
-``audit_reads``     ``HEADWATER_AUDIT_READS``     audit reads (GET/HEAD) too, not only writes
-                                                  and refusals (``false``)
-``audit_retention`` ``HEADWATER_AUDIT_RETENTION`` prune audit rows older than this, e.g.
-                                                  ``90d``, ``12h`` (none: keep every row);
-                                                  at least ``1d``
-``allowed_hosts``   ``HEADWATER_ALLOWED_HOSTS``   Host header values served, comma-separated;
-                                                  ``.example.com`` matches subdomains, ``*``
-                                                  any (the bind address and localhost names)
-``cors_origins``    ``HEADWATER_CORS_ORIGINS``    web origins (``https://host[:port]``) whose
-                                                  pages may call the API, comma-separated
-                                                  (none: CORS off)
-``header_timeout``  ``HEADWATER_HEADER_TIMEOUT``  seconds a connection may take to send a
-                                                  request's headers (``10``)
-``body_timeout``    ``HEADWATER_BODY_TIMEOUT``    seconds a request may take to send its
-                                                  body after its headers (``60``)
-``max_client_connections`` ``HEADWATER_MAX_CLIENT_CONNECTIONS``
-                                                  open connections one client address may
-                                                  hold (``100``)
-``max_body_bytes``  ``HEADWATER_MAX_BODY_BYTES``  largest request body, after gzip
-                                                  decompression (``10485760``, 10 MB)
-``log_level``       ``HEADWATER_LOG_LEVEL``       server log level (``info``)
-``access_log``      ``HEADWATER_ACCESS_LOG``      log every request (``false``)
-``workers``         ``HEADWATER_WORKERS``         server processes sharing the port (``1``);
-                                                  more use more cores for ingestion
-==================  ============================  ===========================================
+==========================  ====================================  ================================
+setting                     environment variable                  meaning (default)
+==========================  ====================================  ================================
+``db_url``                  ``HEADWATER_DB_URL``                  SQLAlchemy URL of the store (the
+                                                                  SQLite file
+                                                                  ``<data_dir>/headwater.db``)
+``data_dir``                ``HEADWATER_DATA_DIR``                folder of the default SQLite
+                                                                  file (``.headwater``)
+``host``                    ``HEADWATER_HOST``                    address ``serve`` binds
+                                                                  (``127.0.0.1``)
+``port``                    ``HEADWATER_PORT``                    port ``serve`` listens on
+                                                                  (``5000``, as Marquez)
+``api_key``                 ``HEADWATER_API_KEY``                 a bearer token holding every
+                                                                  scope (none); with it, or any
+                                                                  stored token, requests need a
+                                                                  token
+``public_reads``            ``HEADWATER_PUBLIC_READS``            reads need no token even when
+                                                                  tokens exist (``false``)
+``audit_file``              ``HEADWATER_AUDIT_FILE``              also append each audit row to
+                                                                  this file as a JSON line (none)
+``audit_reads``             ``HEADWATER_AUDIT_READS``             audit reads (GET/HEAD) too, not
+                                                                  only writes and refusals
+                                                                  (``false``)
+``audit_retention``         ``HEADWATER_AUDIT_RETENTION``         prune audit rows older than
+                                                                  this, e.g. ``90d``, ``12h``
+                                                                  (none: keep every row); at least
+                                                                  ``1d``
+``allowed_hosts``           ``HEADWATER_ALLOWED_HOSTS``           Host header values served,
+                                                                  comma-separated;
+                                                                  ``.example.com`` matches
+                                                                  subdomains, ``*`` any (the bind
+                                                                  address and localhost names)
+``cors_origins``            ``HEADWATER_CORS_ORIGINS``            web origins
+                                                                  (``https://host[:port]``) whose
+                                                                  pages may call the API,
+                                                                  comma-separated (none: CORS off)
+``header_timeout``          ``HEADWATER_HEADER_TIMEOUT``          seconds a connection may take to
+                                                                  send a request's headers
+                                                                  (``10``)
+``body_timeout``            ``HEADWATER_BODY_TIMEOUT``            seconds a request may take to
+                                                                  send its body after its headers
+                                                                  (``60``)
+``max_client_connections``  ``HEADWATER_MAX_CLIENT_CONNECTIONS``  open connections one client
+                                                                  address may hold (``100``)
+``max_body_bytes``          ``HEADWATER_MAX_BODY_BYTES``          largest request body, after gzip
+                                                                  decompression (``10485760``, 10
+                                                                  MB)
+``log_level``               ``HEADWATER_LOG_LEVEL``               server log level (``info``)
+``access_log``              ``HEADWATER_ACCESS_LOG``              log every request (``false``)
+``workers``                 ``HEADWATER_WORKERS``                 server processes sharing the
+                                                                  port (``1``); more use more
+                                                                  cores for ingestion
+==========================  ====================================  ================================
 
 A test keeps this table, :class:`Settings` and ``headwater serve --help`` in
 step.
