@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.agent.conftest import ICEBERG_WAREHOUSE
+from tests.support.spark_packages import SPARK_LINE
 
 pytestmark = pytest.mark.spark
 
@@ -292,11 +293,17 @@ def test_writer_v2_replace_and_dynamic_overwrite(ice, lineage):
     assert _direct(overwritten, "v") == {("src", "v")}
 
 
-def test_snapshot_id_read_option_reports_that_snapshot(ice, lineage, tmp_path):
+#: The reader options that pin a snapshot: Spark's own everywhere, and Iceberg's
+#: ``snapshot-id`` where its runtime still takes it (the Spark 4.1 runtime refuses it).
+_SNAPSHOT_OPTIONS = ("versionAsOf", "snapshot-id") if SPARK_LINE in ("3.5", "4.0") else ("versionAsOf",)
+
+
+@pytest.mark.parametrize("option", _SNAPSHOT_OPTIONS)
+def test_snapshot_read_option_reports_that_snapshot(ice, lineage, tmp_path, option):
     _source(ice)
     ice.sql(f"INSERT INTO {NAMESPACE}.src VALUES (4, 'd')")
     first = _snapshots(ice, "src")[0]
-    frame = ice.read.format("iceberg").option("snapshot-id", first).load(f"{NAMESPACE}.src")
+    frame = ice.read.format("iceberg").option(option, first).load(f"{NAMESPACE}.src")
     frame.write.parquet(str(tmp_path / "old"))
     event = [e for e in lineage.action_events() if e["eventType"] == "COMPLETE" and e["inputs"]][-1]
     (source,) = event["inputs"]

@@ -56,6 +56,22 @@ def test_save_as_table_and_insert_into(spark, lineage, clean_tables):
     assert event["job"]["name"].endswith(".execute_insert_into_hadoop_fs_relation_command.headwater-test-warehouse_hw_t1")
 
 
+def test_save_as_table_modes_are_one_run_each_and_ignore_none(spark, lineage, clean_tables):
+    # Spark 4.1 runs a v1 saveAsTable as a command around the CREATE TABLE AS SELECT
+    # that writes; an ignore of an existing table runs only that outer command.
+    df = spark.createDataFrame([(1, "a")], ["k", "v"])
+    df.write.saveAsTable("hw_t1")
+    before = len(lineage.action_events())
+    df.write.mode("ignore").saveAsTable("hw_t1")
+    df.write.mode("append").saveAsTable("hw_t1")
+    events = lineage.action_events()[before:]
+    assert len(_runs(events)) == 1
+    assert {e["job"]["name"].split(".", 1)[1] for e in events} == {
+        "execute_create_data_source_table_as_select_command.default_hw_t1"
+    }
+    assert [o["name"] for o in _last_complete(events)["outputs"]] == [f"{WAREHOUSE}/hw_t1"]
+
+
 def _runs(events: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     runs: dict[str, list[dict[str, Any]]] = {}
     for event in events:

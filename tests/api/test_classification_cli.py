@@ -123,3 +123,19 @@ def test_cli_asks_the_server(db_url: str, monkeypatch: pytest.MonkeyPatch) -> No
             assert "finance" in _cli("tags", "definitions", *server)
             _cli("tags", "unblock", "1", *server)
             assert "no block 1 in force" in _cli("tags", "unblock", "1", *server, code=1)
+            _cli("owners", "add", f"dataset:file:{SILVER}", "bob", *server)
+            assert "bob  from api" in _cli("owners", "show", f"dataset:file:{SILVER}", *server)
+            _cli("owners", "remove", f"dataset:file:{SILVER}", "bob", *server)
+            assert "has no owner" in _cli("owners", "show", f"dataset:file:{SILVER}", *server)
+
+
+def test_owners(filled: str) -> None:
+    node = f"dataset:file:{SILVER}"
+    assert "has no owner" in _cli("owners", "show", node, "--db", filled)
+    _cli("owners", "add", node, "alice", "--type", "user", "--db", filled)
+    assert "alice (user)  from api" in _cli("owners", "show", node, "--db", filled)
+    shown = json.loads(_cli("owners", "show", "job:ns:silver", "--format", "json", "--db", filled))
+    assert shown["owners"] == [{"name": "team:silver", "type": "team", "source": "facet"}]
+    _cli("owners", "remove", node, "alice", "--type", "user", "--db", filled)
+    assert "not an owner" in _cli("owners", "remove", node, "alice", "--db", filled, code=1)
+    assert "not found" in _cli("owners", "add", "dataset:file:/nope", "x", "--db", filled, code=1)

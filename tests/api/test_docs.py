@@ -11,6 +11,7 @@ from headwater.cli.compliance import compliance
 from headwater.cli.drift import drift
 from headwater.cli.impact import impact
 from headwater.cli.lineage import lineage
+from headwater.cli.owners import owners
 from headwater.cli.search import search
 from headwater.cli.tags import tags
 from headwater.server.routes import (
@@ -58,7 +59,7 @@ def test_every_route_is_documented(method: str, path: str) -> None:
 
 
 @pytest.mark.parametrize("command", [drift, impact, lineage, search, compliance,
-                                     *tags.commands.values()])
+                                     *tags.commands.values(), *owners.commands.values()])
 def test_every_cli_option_is_documented(command) -> None:  # type: ignore[no-untyped-def]
     for param in command.params:
         for option in getattr(param, "opts", []):

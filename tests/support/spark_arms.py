@@ -38,6 +38,7 @@ __all__ = ["LISTENER", "run_workload"]
 
 #: The OpenLineage Spark listener of the same release line as headwater's conformance data.
 LISTENER = {
+    "4.1": "io.openlineage:openlineage-spark_2.13:1.53.0",
     "4.0": "io.openlineage:openlineage-spark_2.13:1.53.0",
     "3.5": "io.openlineage:openlineage-spark_2.12:1.53.0",
 }[SPARK_LINE]

@@ -25,8 +25,10 @@ from headwater.events.model import PRODUCER, SCHEMA_URL
 __all__ = [
     "ActionCapture",
     "READ_ONLY_ROOTS",
+    "WRAPPER_ROOTS",
     "action_events",
     "is_read_only",
+    "is_skipped",
     "rdd_save_events",
 ]
 
@@ -63,9 +65,21 @@ READ_ONLY_ROOTS = frozenset(
 )
 
 
+#: Plan roots of commands that only run another command, which Spark reports as an
+#: action of its own, nested in this one's execution: that one is the action reported.
+#: ``saveAsTable`` into a v1 table runs its CREATE TABLE AS SELECT this way (Spark 4.1+),
+#: or nothing at all when the table exists and the mode is ``ignore``.
+WRAPPER_ROOTS = frozenset({"SaveAsV1TableCommand"})
+
+
 def is_read_only(root_class: str) -> bool:
     """Whether an action whose optimized plan root is ``root_class`` is skipped by default."""
     return root_class in READ_ONLY_ROOTS
+
+
+def is_skipped(root_class: str, capture_read_only: bool) -> bool:
+    """Whether the listener emits nothing for an action whose plan root is ``root_class``."""
+    return root_class in WRAPPER_ROOTS or (is_read_only(root_class) and not capture_read_only)
 
 
 @dataclass

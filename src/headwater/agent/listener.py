@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from headwater.agent.actions import ActionCapture, is_read_only
+from headwater.agent.actions import ActionCapture, is_skipped
 from headwater.agent.capture import RelationCache, capture_plan
 from headwater.agent.jvm import (
     CatalogLookup,
@@ -246,7 +246,7 @@ class ActionListener:
         try:
             jplan = qe.optimizedPlan()
             root_class = short_class(str(jplan.getClass().getName()))
-            if is_read_only(root_class) and not self._capture_read_only:
+            if is_skipped(root_class, self._capture_read_only):
                 return
             pending = PendingAction(func_name, qe, duration_ns, exception, time.time(), jplan)
             if self._defer and root_class in PINNED:
@@ -282,7 +282,7 @@ class ActionListener:
         """The plain-data capture of one action, or ``None`` when it is skipped."""
         jplan = qe.optimizedPlan()
         root_class = short_class(str(jplan.getClass().getName()))
-        if is_read_only(root_class) and not self._capture_read_only:
+        if is_skipped(root_class, self._capture_read_only):
             return None
         return self.capture_pending(PendingAction(func_name, qe, duration_ns, exception, time.time(), jplan))
 

@@ -28,6 +28,7 @@ _COMMANDS: dict[str, str] = {
     "ingest": "headwater.cli.ingest:ingest",
     "instrument": "headwater.cli.instrument:instrument",
     "lineage": "headwater.cli.lineage:lineage",
+    "owners": "headwater.cli.owners:owners",
     "rebuild": "headwater.cli.backup:rebuild",
     "search": "headwater.cli.search:search",
     "sample": "headwater.cli.sample:sample",
