@@ -3,10 +3,13 @@ on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.exc import SQLAlchemyError
@@ -18,6 +21,8 @@ from headwater.store import Store
 from headwater.store import access as tokens
 from headwater.store.access import AuditRow
 from headwater.store.transactions import now_utc
+from tests.server.events import run_event
+from tests.server.live import running_server
 
 DAY = 86400.0
 
@@ -116,3 +121,61 @@ def test_reads_are_audited_only_when_asked(make_client: Any, store: Store) -> No
     # The read of the audit log itself is audited too, from the next page on.
     again = loud.get("/api/v2/audit", headers=admin).json()["entries"]
     assert again[-1]["operation"] == "audit.read" and again[-1]["tokenName"] == "ops"
+
+
+@pytest.mark.live
+def test_each_kind_of_event_is_audited_by_a_live_server(db_url: str, tmp_path: Path) -> None:
+    store = Store.open(db_url, migrate=True)
+    try:
+        admin, _ = tokens.create_token(store.engine, "ops", ["admin"])
+        ingest, _ = tokens.create_token(store.engine, "spark", ["ingest"])
+        reader, _ = tokens.create_token(store.engine, "analyst", ["read"])
+        _seed(store, 45)
+    finally:
+        store.close()
+    audit_file = tmp_path / "audit.jsonl"
+
+    def bearer(secret: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {secret}"}
+
+    with running_server("--db", db_url, "--audit-reads", "--audit-retention", "30d",
+                        "--audit-file", str(audit_file)) as url, \
+            httpx.Client(base_url=url) as client:
+        assert client.post("/api/v1/lineage", json=run_event(),
+                           headers=bearer(ingest)).status_code == 200
+        assert client.post("/api/v1/lineage/batch", json=[run_event()],
+                           headers=bearer(ingest)).status_code == 200
+        assert client.put("/api/v1/namespaces/team", json={"ownerName": "me"},
+                          headers=bearer(admin)).status_code == 200
+        assert client.put("/api/v1/tags/pii", json={}, headers=bearer(admin)).status_code == 200
+        assert client.delete("/api/v1/namespaces/retail/jobs/orders_daily",
+                             headers=bearer(admin)).status_code == 200
+        assert client.post("/api/v2/tokens", json={"name": "new", "scopes": ["read"]},
+                           headers=bearer(admin)).status_code == 201
+        assert client.delete("/api/v2/tokens/new", headers=bearer(admin)).status_code == 200
+        assert client.get("/api/v2/tokens", headers=bearer(admin)).status_code == 200
+        assert client.get("/api/v1/namespaces", headers=bearer(reader)).status_code == 200
+        assert client.get("/api/v1/namespaces", headers=bearer(ingest)).status_code == 403
+        for _ in range(12):  # past the 10 refusal rows a client gets per minute
+            assert client.get("/api/v1/namespaces").status_code == 401
+        assert client.get("/api/v2/audit", headers=bearer(admin)).status_code == 200
+    # Read after the server stopped: shutdown writes what was queued, the count included.
+    store = Store.open(db_url)
+    try:
+        entries = tokens.read_audit(store.engine, limit=1000)
+    finally:
+        store.close()
+    kinds = {(e.operation, e.outcome) for e in entries}
+    assert kinds >= {
+        ("ingest", "ok"), ("ingest.batch", "ok"), ("write", "ok"), ("tag", "ok"),
+        ("delete", "ok"), ("token.create", "ok"), ("token.revoke", "ok"), ("token.read", "ok"),
+        ("read", "ok"), ("read", "unauthenticated"), ("read", "forbidden"),
+        ("auth", "refused (rate-limited)"), ("audit.read", "ok"), ("audit.prune", "ok"),
+    }, sorted(kinds)
+    summary = next(e for e in entries if e.outcome == "refused (rate-limited)")
+    assert summary.count == 3  # 13 refusals: 10 rows, then one row counting the rest
+    assert "/age/45" not in {e.target for e in entries}
+    mirrored = [json.loads(line) for line in audit_file.read_text().splitlines()]
+    # Every row this server wrote (the seeded one was pruned), in the file too.
+    assert [(m["operation"], m["target"]) for m in mirrored] == [
+        (e.operation, e.target) for e in entries]
