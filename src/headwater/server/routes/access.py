@@ -55,7 +55,9 @@ class AuditEntry(BaseModel):
     tokenName: str | None
     client: str | None
     operation: str = Field(description="ingest, ingest.batch, delete, tag, write, "
-                           "token.create, token.revoke or auth.")
+                           "token.create, token.revoke, auth (a rate-limited count), "
+                           "read, token.read, audit.read (with --audit-reads) or "
+                           "audit.prune (the retention job).")
     target: str | None
     outcome: str = Field(description="ok, failed, unauthenticated, forbidden, or "
                          "refused (rate-limited) for a row counting several refusals.")
