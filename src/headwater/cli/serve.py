@@ -58,11 +58,11 @@ _OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--audit-retention", "audit_retention"), {
         "metavar": "DURATION", "callback": _duration, "help": "Prune audit rows older than "
         "this (90d, 12h; at least 1d), hourly. [HEADWATER_AUDIT_RETENTION; keep all]"}),
-    (("--allowed-host", "allowed_hosts"), {
+    (("--allowed-host", "--allowed-hosts", "allowed_hosts"), {
         "multiple": True, "callback": _hosts, "metavar": "HOST", "help": "A Host header value "
         "to serve (repeatable; .example.com matches subdomains, * any); others get 400. "
         "[HEADWATER_ALLOWED_HOSTS, comma-separated; the bind address and localhost names]"}),
-    (("--cors-origin", "cors_origins"), {
+    (("--cors-origin", "--cors-origins", "cors_origins"), {
         "multiple": True, "callback": _hosts, "metavar": "ORIGIN", "help": "A web origin "
         "(https://host[:port]) whose pages may call the API from the browser (repeatable). "
         "[HEADWATER_CORS_ORIGINS, comma-separated; none: CORS off]"}),
