@@ -293,3 +293,24 @@ def test_producers_tags_facets_on_datasets_and_fields_propagate(
         f"GDPR<-datasetField:file:{RAW}:name", f"confidential<-dataset:file:{RAW}"]
     # Before the facet arrived neither tag was anywhere.
     assert _propagated(client, f"datasetField:file:{SILVER}:name", BEFORE_GOLD_V2) == []
+
+
+def test_odd_names_from_producers_are_answered_not_failed(
+        store: Store, client: TestClient) -> None:
+    """Empty field names and colons in names reach the store; every answer still works."""
+    odd = write("odd", 6, 46, [RAW], "/odd:name", ["", "x:y"], lineage(
+        **{"": [edge(RAW, "email")], "x:y": [edge(RAW, "email"), edge(RAW, "")]}))
+    odd[1]["outputs"][0]["facets"]["schema"]["fields"][0]["tags"] = ["PII"]
+    record(store, odd)
+    for path, params in [
+        ("/api/v2/classification", {"nodeId": "dataset:file:/odd:name"}),
+        ("/api/v2/classification/datasets", {}),
+        ("/api/v2/compliance", {"tag": "PII"}),
+        ("/api/v2/compliance", {"tag": "PII", "format": "csv"}),
+    ]:
+        response = client.get(path, params=params)
+        assert response.status_code == 200, (path, response.text)
+    body = client.get("/api/v2/classification", params={"nodeId": "dataset:file:/odd:name"}).json()
+    propagated = {c["nodeId"]: [p["tag"] for p in c["propagated"]] for c in body["columns"]}
+    assert propagated["datasetField:file:/odd:name:x:y"] == ["PII"]
+    assert propagated["datasetField:file:/odd:name:"] == ["PII"]

@@ -43,6 +43,7 @@ __all__ = [
     "definitions_answer",
     "explain",
     "node_answer",
+    "parts",
 ]
 
 
@@ -56,8 +57,38 @@ class Classified:
     definitions: dict[str, bool]
 
 
+def parts(node: str) -> tuple[str, str, str]:
+    """(dataset node id, dataset name, field) of a stored dataset or column node id.
+
+    Stored ids are built from whatever names producers sent, so one the node-id
+    parser refuses (an empty field name) is split by its last colon instead of
+    failing the answer.
+    """
+    try:
+        parsed = NodeId.parse(node)
+        return str(parsed.dataset_id), parsed.name, parsed.field or ""
+    except ValueError:
+        kind, _, rest = node.partition(":")
+        if kind == "datasetField":
+            rest, _, field = rest.rpartition(":")
+        else:
+            field = ""
+        return f"dataset:{rest}", rest.rpartition(":")[2], field
+
+
 def _dataset_of(node: str) -> str:
-    return str(NodeId.parse(node).dataset_id)
+    return parts(node)[0]
+
+
+def _short(node: str) -> str:
+    """``/raw/customers.email`` for a column, the name for a dataset or a job."""
+    if node.startswith("job:"):
+        try:
+            return NodeId.parse(node).name
+        except ValueError:
+            return node.removeprefix("job:")
+    _, name, field = parts(node)
+    return f"{name}.{field}" if field else name
 
 
 def classify(conn: Any, as_of: datetime | None, max_nodes: int) -> Classified:
@@ -97,14 +128,11 @@ def classify(conn: Any, as_of: datetime | None, max_nodes: int) -> Classified:
 def explain(item: Propagated) -> str:
     """``PII from raw.customers.email via job silver.customers, transformation IDENTITY``."""
     hops = "; then ".join(
-        f"job {NodeId.parse(hop.job).name}, transformation "
+        f"job {_short(hop.job)}, transformation "
         f"{hop.transformation_subtype or hop.transformation_type or 'unknown'}"
-        + (f" into {NodeId.parse(hop.target).name}.{NodeId.parse(hop.target).field}"
-           if i < len(item.path) - 1 else "")
+        + (f" into {_short(hop.target)}" if i < len(item.path) - 1 else "")
         for i, hop in enumerate(item.path))
-    origin = NodeId.parse(item.origin)
-    named = f"{origin.name}.{origin.field}" if origin.field else origin.name
-    return f"{item.tag} from {named} via {hops}"
+    return f"{item.tag} from {_short(item.origin)} via {hops}"
 
 
 def _propagated(item: Propagated) -> dict[str, Any]:
@@ -133,7 +161,7 @@ def node_answer(state: Classified, node: NodeId, fields: Iterable[str]) -> dict[
         stopped = [stop.as_dict() for stop in state.propagation.stops
                    if stop.edge.target == column]
         columns.append({
-            "nodeId": column, "field": NodeId.parse(column).field,
+            "nodeId": column, "field": parts(column)[2],
             "tags": sorted({row.tag for row in state.direct if row.subject == column}),
             "propagated": propagated, "stopped": stopped,
         })

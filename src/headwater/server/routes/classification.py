@@ -25,6 +25,7 @@ from headwater.server.classification import (
     compliance_answer,
     datasets_answer,
     node_answer,
+    parts,
 )
 from headwater.server.deps import StoreDep
 from headwater.server.handlers import RequestError
@@ -116,7 +117,7 @@ def compliance_csv(report: dict[str, Any]) -> str:
                          " ; ".join(hop(edge) for edge in flow["path"]), ""])
     for stop in report["stops"]:
         edge = stop["edge"]
-        dataset = str(NodeId.parse(edge["target"]).dataset_id)
+        dataset = parts(edge["target"])[0]
         reason = stop["reason"] + (f" (block {stop['block']})" if stop["block"] else "")
         writer.writerow(["stop", stop["tag"], stop["origin"], edge["target"], dataset,
                          owners.get(dataset, ""), edge["job"], owners.get(edge["job"], ""),
