@@ -5,7 +5,8 @@ the capture thread, from what was pinned — whatever the job did to the table s
 The capture thread is held back here until the job has committed, altered and
 dropped the tables again, so every capture runs against a table that has moved
 on; each statement still waits for its own listener callback, as the pin is what
-the callback does."""
+the callback does. A drop needs nothing pinned: it leaves the listener thread
+at once too."""
 
 from __future__ import annotations
 
@@ -81,6 +82,10 @@ class HeldCapture:
 
     def release(self) -> None:
         self._gate.set()
+
+    def hold(self) -> None:
+        """Hold the capture thread again, from its next action on."""
+        self._gate.clear()
 
     def close(self) -> None:
         self._gate.set()
@@ -189,3 +194,26 @@ def test_the_listener_thread_makes_a_few_py4j_calls_per_v2_write(ice, lineage, h
     assert len(_completes(events, ".append_data.ice_pin_t")) == 3
     (replaced,) = _completes(events, ".atomic_replace_table_as_select.pin_c")
     assert _version(replaced["outputs"][0]) == _snapshots(ice, "c")[-1]
+
+
+def test_a_drop_leaves_the_listener_thread_at_once_and_reports_the_dropped_table(ice, lineage, held, tmp_path):
+    ice.sql("DROP TABLE IF EXISTS pin_dropped")
+    ice.sql("CREATE TABLE pin_dropped (a int) USING parquet")
+    held.run(ice, f"CREATE TABLE {NAMESPACE}.t (id long) USING iceberg", "CreateTable")
+    held.release()
+    lineage.events()  # the capture thread has built the chains the listener thread uses
+    held.hold()
+    session_drop = held.run(ice, "DROP TABLE pin_dropped", "DropTable")
+    iceberg_drop = held.run(ice, f"DROP TABLE {NAMESPACE}.t", "DropTable")
+    # The same names again, with other columns, before the drops are captured.
+    ice.sql("CREATE TABLE pin_dropped (b string, c string) USING parquet")
+    held.release()
+    assert session_drop <= 3 and iceberg_drop <= 3, held.callbacks
+    drops = [e for e in lineage.action_events() if e["eventType"] == "COMPLETE" and ".drop_table." in e["job"]["name"]]
+    by_name = {e["outputs"][0]["name"].rsplit("/", 1)[-1]: e["outputs"][0] for e in drops}
+    assert set(by_name) == {"pin_dropped", "t"}
+    for output in by_name.values():
+        assert output["facets"]["lifecycleStateChange"]["lifecycleStateChange"] == "DROP"
+        assert not output["facets"].get("schema", {}).get("fields")
+    assert by_name["t"]["name"] == f"{ICEBERG_WAREHOUSE}/pin/t"
+    ice.sql("DROP TABLE IF EXISTS pin_dropped")

@@ -24,7 +24,7 @@ from headwater.agent.sources.common import (
 from headwater.agent.sources import dsv2
 from headwater.agent.sources.family import SourceFamily
 
-__all__ = ["DDL_COMMANDS", "FAMILY", "table_idents"]
+__all__ = ["DDL_COMMANDS", "DROP_COMMANDS", "FAMILY", "table_idents"]
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +40,13 @@ DDL_COMMANDS: dict[str, tuple[str | None, str]] = {
     "AlterTableRenameCommand": ("RENAME", "none"),
     "LoadDataCommand": (None, "table"),
 }
+
+#: Drops: the table is gone when Spark reports one, so its location is the one the
+#: catalog gives a table of that name (its namespace's, which the job rarely
+#: changes) and whether it dropped anything was noted when it ran (see
+#: ``catalog_events``): nothing the job's next statement changes, so a drop is
+#: captured later like any action.
+DROP_COMMANDS = frozenset({"DropTable", "DropTableCommand"})
 
 
 def table_idents(root: PlanNode, resolved: dict | None = None) -> list[tuple[str | None, str]]:
@@ -86,7 +93,9 @@ def _write_command(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
     if not location:
         return
     namespace, name = dataset_at(str(location), ctx)
-    fields = schema_from_struct(table.get("schema"))
+    # A dropped table has no schema; a table of its name the job created since
+    # has its own.
+    fields = [] if change == "DROP" else schema_from_struct(table.get("schema"))
     if not fields and root.cls in ("CreateDataSourceTableCommand", "CreateTableCommand"):
         spec = root.fields.get("table")
         if isinstance(spec, dict):
