@@ -314,3 +314,22 @@ def test_odd_names_from_producers_are_answered_not_failed(
     propagated = {c["nodeId"]: [p["tag"] for p in c["propagated"]] for c in body["columns"]}
     assert propagated["datasetField:file:/odd:name:x:y"] == ["PII"]
     assert propagated["datasetField:file:/odd:name:"] == ["PII"]
+
+
+def test_as_of_answers_use_the_definitions_and_tags_of_their_time(client: TestClient) -> None:
+    client.put("/api/v1/tags/finance", json={})
+    client.put("/api/v2/tag-definitions/finance", json={"propagates": True})
+    raw = f"/api/v1/namespaces/file/datasets/{RAW.replace('/', '%2F')}/tags/finance"
+    assert client.post(raw).status_code == 200
+    before = client.get("/api/v2/classification/datasets").json()
+    [tagged] = [t for t in client.get("/api/v2/classification", params={
+        "nodeId": f"dataset:file:{RAW}"}).json()["tags"] if t["tag"] == "finance"]
+    then = tagged["createdAt"]
+    assert client.delete(raw).status_code == 200
+    assert client.put("/api/v2/tag-definitions/PII", json={"propagates": False}).status_code \
+        == 200
+    now = client.get("/api/v2/classification/datasets").json()["datasets"]
+    assert [d for d in now if d["propagatedTags"]] == []
+    # As of the time the finance tag was on, the answer is the one given then.
+    at_then = client.get("/api/v2/classification/datasets", params={"asOf": then}).json()
+    assert at_then["datasets"] == before["datasets"]

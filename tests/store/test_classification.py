@@ -105,9 +105,35 @@ def test_a_rebuild_carries_the_users_classification(store: Store, tmp_path: Path
     writes.put_owner(store.engine, "job:ns:gold", "bob", "")
     with Store.open(f"sqlite:///{tmp_path / 'rebuilt.db'}") as target:
         copied = carry(store.engine, target.engine)
-        assert {name: copied[name] for name in ("tag_definitions", "propagation_blocks",
-                                                "owners")} == {
-            "tag_definitions": 1, "propagation_blocks": 2, "owners": 1}
+        users = ("tag_definitions", "propagation_blocks", "owners", "tag_history")
+        assert {name: copied[name] for name in users} == {
+            "tag_definitions": 1, "propagation_blocks": 2, "owners": 1, "tag_history": 1}
         before, after = dump(store), dump(target)
-        for table in ("tag_definitions", "propagation_blocks", "owners"):
+        for table in users:
             assert after[table] == before[table] != []
+
+
+def test_definitions_and_removed_api_tags_as_of_their_time(store: Store) -> None:
+    record(store, events())
+    writes.put_definition(store.engine, "PII", False, None)
+    with store.engine.connect() as conn:
+        first = reads.definitions(conn)[0]["updated_at"]
+    writes.put_definition(store.engine, "PII", True, "again")
+    writes.delete_definition(store.engine, "PII")
+    with store.engine.connect() as conn:
+        assert reads.propagation_flags(conn, None) == {}
+        assert reads.propagation_flags(conn, first) in ({"PII": False}, {"PII": True})
+        assert reads.propagation_flags(conn, first - timedelta(seconds=1)) == {}
+    from headwater.store import tags as tag_writes
+
+    tag_writes.create_tag(store.engine, "finance", None)
+    tag_writes.assign_tag(store.engine, "finance", f"dataset:file:{RAW}")
+    with store.engine.connect() as conn:
+        [assigned] = [r.created_at for r in reads.tag_assignments(conn, None)
+                      if r.tag == "finance"]
+    tag_writes.unassign_tag(store.engine, "finance", f"dataset:file:{RAW}")
+    with store.engine.connect() as conn:
+        assert "finance" not in {r.tag for r in reads.tag_assignments(conn, None)}
+        assert "finance" in {r.tag for r in reads.tag_assignments(conn, assigned)}
+        assert "finance" not in {r.tag for r in reads.tag_assignments(
+            conn, assigned - timedelta(seconds=1))}

@@ -93,7 +93,7 @@ def _short(node: str) -> str:
 
 def classify(conn: Any, as_of: datetime | None, max_nodes: int) -> Classified:
     """Direct and propagated tags at ``as_of`` (now when None)."""
-    definitions = {row["name"]: row["propagates"] for row in reads.definitions(conn)}
+    definitions = reads.propagation_flags(conn, as_of)
     direct = tuple(sorted(reads.tag_assignments(conn, as_of),
                           key=lambda r: (r.subject, r.tag)))
     edges = [ColumnEdge(e.source, e.target, e.job, e.transformation_type,

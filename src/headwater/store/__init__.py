@@ -27,7 +27,8 @@ Tables (``tables.py`` has every column)::
     tags, tag_assignments   tags facets on datasets, fields and jobs
     quarantine        events the write path refused, with the reason (``quarantine.py``)
     api_tokens, audit_log   hashed scoped tokens; the append-only audit log (``access.py``)
-    tag_definitions, propagation_blocks, owners   users' classification (``classification.py``)
+    tag_definitions, propagation_blocks, owners, tag_history   users' classification
+                      (``classification.py``)
 
 Order independence (the store is a function of the *set* of events):
 

@@ -12,6 +12,12 @@ propagation blocks and owners, with their writes.
                         answerable
     owners              owners set through the API, beside those of ``ownership``
                         facets (``facets``); ``subject`` a dataset or job node id
+    tag_history         what was in force over [``valid_from``, ``valid_to``):
+                        each definition (``kind`` 'definition', open while it
+                        holds), and each tag assignment the API took off
+                        (``kind`` 'assignment', from the assignment's
+                        ``created_at`` to its removal), so as-of answers see
+                        the definitions and tags of their time
 
 The rows come from requests, not events, so a rebuild copies them
 (:data:`headwater.store.raw_log.CARRIED`). Times are the wall clock's, naive UTC.
@@ -37,8 +43,10 @@ __all__ = [
     "propagation_blocks",
     "put_definition",
     "put_owner",
+    "record_removed_assignment",
     "remove_block",
     "tag_definitions",
+    "tag_history",
 ]
 
 tag_definitions = sa.Table(
@@ -76,6 +84,32 @@ owners = sa.Table(
     sa.UniqueConstraint("subject", "name", "type"),
 )
 
+tag_history = sa.Table(
+    "tag_history",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("kind", sa.String(10), nullable=False),  # definition | assignment
+    sa.Column("tag", sa.Text(), nullable=False),
+    sa.Column("subject", sa.Text(), nullable=False),  # '' for a definition
+    sa.Column("propagates", sa.Boolean(), nullable=True),  # a definition's flag
+    sa.Column("valid_from", sa.DateTime(), nullable=False),
+    sa.Column("valid_to", sa.DateTime(), nullable=True),
+    sa.Index("ix_tag_history_kind_tag", "kind", "tag"),
+)
+_h = tag_history
+
+
+def _close_definition(conn: sa.Connection, name: str, now: datetime) -> None:
+    conn.execute(_h.update().where(_h.c.kind == "definition", _h.c.tag == name,
+                                   _h.c.valid_to.is_(None)).values(valid_to=now))
+
+
+def record_removed_assignment(conn: sa.Connection, tag: str, subject: str,
+                              assigned_at: datetime, removed_at: datetime) -> None:
+    """Keep an assignment the API takes off, for answers as of its time."""
+    conn.execute(_h.insert().values(kind="assignment", tag=tag, subject=subject,
+                                    valid_from=assigned_at, valid_to=removed_at))
+
 
 def put_definition(engine: sa.Engine, name: str, propagates: bool,
                    description: str | None) -> dict[str, Any]:
@@ -88,6 +122,9 @@ def put_definition(engine: sa.Engine, name: str, propagates: bool,
         conn.execute(stmt.on_conflict_do_update(
             index_elements=["name"],
             set_={"propagates": propagates, "description": description, "updated_at": now}))
+        _close_definition(conn, name, now)
+        conn.execute(_h.insert().values(kind="definition", tag=name, subject="",
+                                        propagates=propagates, valid_from=now))
     return {"name": name, "propagates": propagates, "description": description}
 
 
@@ -95,6 +132,7 @@ def delete_definition(engine: sa.Engine, name: str) -> None:
     """Forget tag ``name``'s definition (it follows the default list again)."""
     with write_transaction(engine) as conn:
         done = conn.execute(tag_definitions.delete().where(tag_definitions.c.name == name))
+        _close_definition(conn, name, now_utc())
     if not done.rowcount:
         raise NotFoundError(f"tag '{name}' has no definition")
 

@@ -2,7 +2,7 @@
 
 Beside the log, :func:`carry` copies the tables no event can make again
 (:data:`CARRIED`: the quarantine, access tokens, the audit log and users'
-tag definitions, propagation blocks and owners), so a
+tag definitions, propagation blocks, owners and tag history), so a
 rebuilt store swapped in keeps its tokens and does not open the server to
 everyone; :func:`outside_log` names what neither way carries.
 
@@ -33,7 +33,7 @@ PAGE = 2_000
 
 #: Tables copied row by row by a rebuild: kept, not derived from events.
 CARRIED = ("quarantine", "api_tokens", "audit_log", "tag_definitions", "propagation_blocks",
-           "owners")
+           "owners", "tag_history")
 
 _e = t.events
 

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from headwater.errors import NotFoundError
 from headwater.store import dialects
 from headwater.store import tables as t
+from headwater.store.classification import record_removed_assignment
 from headwater.store.transactions import now_utc, write_transaction
 
 __all__ = ["assign_tag", "create_tag", "unassign_tag"]
@@ -64,11 +65,13 @@ def assign_tag(engine: sa.Engine, tag: str, subject: str) -> None:
 
 
 def unassign_tag(engine: sa.Engine, tag: str, subject: str) -> None:
-    """Take ``tag`` off ``subject``."""
+    """Take ``tag`` off ``subject``; the assignment is kept in ``tag_history`` for
+    answers as of a time it held (:mod:`headwater.store.classification`)."""
+    ta = t.tag_assignments
     with write_transaction(engine) as conn:
         tag_id = _tag_id(conn, tag)
-        conn.execute(
-            sa.delete(t.tag_assignments).where(
-                t.tag_assignments.c.tag_id == tag_id, t.tag_assignments.c.subject == subject
-            )
-        )
+        mine = sa.and_(ta.c.tag_id == tag_id, ta.c.subject == subject)
+        assigned = conn.execute(sa.select(ta.c.created_at).where(mine)).scalar()
+        if assigned is not None:
+            record_removed_assignment(conn, tag, subject, assigned, max(now_utc(), assigned))
+        conn.execute(sa.delete(ta).where(mine))

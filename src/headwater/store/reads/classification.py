@@ -13,7 +13,11 @@ propagated tags are too (the walk itself: :mod:`headwater.graph.tags`).
   in the database (``row_number``), so one payload per (job, dataset) is read:
   on a 40,000-event store a compliance report takes about 65 ms on SQLite.
 * **Tags** (:func:`tag_assignments`): assignments (from ``tags`` facets,
-  schema field tags and the API) whose ``created_at`` is at or before ``as_of``.
+  schema field tags and the API) whose ``created_at`` is at or before ``as_of``,
+  and those the API took off after ``as_of`` (``tag_history``).
+* **Definitions** (:func:`propagation_flags`): the ``propagates`` flag each
+  definition had at ``as_of`` (``tag_history``); a tag without one then
+  follows the default list.
 * **Blocks** (:func:`blocks`): created at or before ``as_of`` and not removed by then.
 * **Owners** (:func:`owners_of`): the ``owners`` of the latest ``ownership``
   facet of each dataset and job, and those set through the API.
@@ -42,9 +46,11 @@ __all__ = [
     "dataset_columns",
     "definitions",
     "owners_of",
+    "propagation_flags",
     "tag_assignments",
 ]
 
+_h = c.tag_history
 _f, _v, _r, _j, _d, _ns = (t.facets, t.dataset_versions, t.runs, t.jobs, t.datasets,
                            t.namespaces)
 _jns, _dns = _ns.alias("job_ns"), _ns.alias("dataset_ns")
@@ -154,17 +160,32 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _data_subject(subject: sa.ColumnElement[str]) -> sa.ColumnElement[bool]:
+    return sa.or_(subject.startswith("dataset:"), subject.startswith("datasetField:"))
+
+
+def _held(when: datetime) -> sa.ColumnElement[bool]:
+    return sa.and_(_h.c.valid_from <= when, sa.or_(_h.c.valid_to.is_(None), _h.c.valid_to > when))
+
+
 def tag_assignments(conn: sa.Connection, as_of: datetime | None) -> list[TagRow]:
-    """Tags on datasets and columns at ``as_of`` (now when None)."""
+    """Tags on datasets and columns at ``as_of`` (now when None): the assignments
+    made by then, and those the API has taken off since."""
     ta, tg = t.tag_assignments, t.tags
     query = (sa.select(tg.c.name, ta.c.subject, ta.c.source, ta.c.created_at)
-             .join(tg, tg.c.id == ta.c.tag_id)
-             .where(sa.or_(ta.c.subject.startswith("dataset:"),
-                           ta.c.subject.startswith("datasetField:"))))
-    if as_of is not None:
-        query = query.where(ta.c.created_at <= naive(as_of))
-    return [TagRow(row.name, row.subject, row.source, row.created_at)
-            for row in conn.execute(query)]
+             .join(tg, tg.c.id == ta.c.tag_id).where(_data_subject(ta.c.subject)))
+    if as_of is None:
+        return [TagRow(row.name, row.subject, row.source, row.created_at)
+                for row in conn.execute(query)]
+    when = naive(as_of)
+    assert when is not None
+    rows = {(row.name, row.subject): TagRow(row.name, row.subject, row.source, row.created_at)
+            for row in conn.execute(query.where(ta.c.created_at <= when))}
+    removed = sa.select(_h.c.tag, _h.c.subject, _h.c.valid_from).where(
+        _h.c.kind == "assignment", _data_subject(_h.c.subject), _held(when))
+    for row in conn.execute(removed):
+        rows.setdefault((row.tag, row.subject), TagRow(row.tag, row.subject, "api", row.valid_from))
+    return list(rows.values())
 
 
 def definitions(conn: sa.Connection) -> list[dict[str, Any]]:
@@ -173,6 +194,16 @@ def definitions(conn: sa.Connection) -> list[dict[str, Any]]:
     query = sa.select(d.c.name, d.c.propagates, d.c.description, d.c.created_at,
                       d.c.updated_at).order_by(d.c.name)
     return [dict(row._mapping) for row in conn.execute(query)]
+
+
+def propagation_flags(conn: sa.Connection, as_of: datetime | None) -> dict[str, bool]:
+    """Each defined tag's ``propagates`` flag as it was at ``as_of`` (now when None)."""
+    if as_of is None:
+        return {row["name"]: row["propagates"] for row in definitions(conn)}
+    when = naive(as_of)
+    assert when is not None
+    query = sa.select(_h.c.tag, _h.c.propagates).where(_h.c.kind == "definition", _held(when))
+    return {row.tag: bool(row.propagates) for row in conn.execute(query)}
 
 
 def blocks(conn: sa.Connection, as_of: datetime | None, *,
