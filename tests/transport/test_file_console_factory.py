@@ -50,7 +50,7 @@ def test_console_transport_logs_at_info(caplog: pytest.LogCaptureFixture) -> Non
 
 
 def test_factory_knows_the_types_and_names_an_unknown_one() -> None:
-    assert transport_types() == ["console", "file", "http"]
+    assert transport_types() == ["console", "file", "http", "kafka"]
     assert isinstance(create_transport({"type": "http", "url": "http://127.0.0.1:1"}), HttpTransport)
     with pytest.raises(ConfigError, match="transport.type 'carrier-pigeon'"):
         create_transport({"type": "carrier-pigeon"})

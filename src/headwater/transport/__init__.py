@@ -1,4 +1,4 @@
-"""Transports: how OpenLineage events leave the process (http, file, console)."""
+"""Transports: how OpenLineage events leave the process (http, kafka, file, console)."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ from headwater.transport.base import Transport
 from headwater.transport.console import ConsoleTransport
 from headwater.transport.file import FileConfig, FileTransport
 from headwater.transport.http import HttpConfig, HttpTransport
+from headwater.transport.kafka import KafkaConfig, KafkaTransport
 
 __all__ = ["create_transport", "register_transport", "transport_types"]
 
@@ -17,6 +18,7 @@ _REGISTRY: dict[str, Callable[[Mapping[str, Any]], Transport]] = {
     "console": ConsoleTransport,
     "file": lambda config: FileTransport(FileConfig.from_dict(config)),
     "http": lambda config: HttpTransport(HttpConfig.from_dict(config)),
+    "kafka": lambda config: KafkaTransport(KafkaConfig.from_dict(config)),
 }
 
 
