@@ -137,3 +137,14 @@ def test_definitions_and_removed_api_tags_as_of_their_time(store: Store) -> None
         assert "finance" in {r.tag for r in reads.tag_assignments(conn, assigned)}
         assert "finance" not in {r.tag for r in reads.tag_assignments(
             conn, assigned - timedelta(seconds=1))}
+
+
+def test_a_rebuild_says_it_leaves_api_tags_behind(store: Store) -> None:
+    from headwater.store import tags as tag_writes
+    from headwater.store.raw_log import outside_log
+
+    record(store, events())
+    assert "tags set through the API" not in outside_log(store.engine)
+    tag_writes.create_tag(store.engine, "finance", None)
+    tag_writes.assign_tag(store.engine, "finance", f"dataset:file:{RAW}")
+    assert outside_log(store.engine)["tags set through the API"] == 1

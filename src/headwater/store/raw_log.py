@@ -106,8 +106,8 @@ def carry(source: sa.Engine, target: sa.Engine, *, page: int = PAGE) -> dict[str
 def outside_log(engine: sa.Engine) -> dict[str, int]:
     """What a store holds that neither its raw log nor :func:`carry` takes to a new store.
 
-    Marquez's soft deletes, and the namespace owners and descriptions only the
-    Marquez API sets.
+    Marquez's soft deletes, the namespace owners and descriptions only the
+    Marquez API sets, and tags put on through the API.
     """
     ns = t.namespaces
     checks = {
@@ -119,6 +119,9 @@ def outside_log(engine: sa.Engine) -> dict[str, int]:
             .scalar_subquery()),
         "namespace owners and descriptions": sa.select(sa.func.count()).where(
             sa.or_(ns.c.owner_name.is_not(None), ns.c.description.is_not(None))),
+        # Tags put on through the API live among those events derive (store.tags).
+        "tags set through the API": sa.select(sa.func.count()).where(
+            t.tag_assignments.c.source == "api"),
     }
     try:
         with engine.connect() as conn:
