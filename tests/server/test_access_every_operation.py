@@ -1,5 +1,6 @@
 """Every operation the server documents refuses a missing or wrong token and a token
-without its scope, and admits the right one: generated from ``/openapi.json``, so a new
+without its scope, and admits the right one with a ``Cache-Control: private`` answer:
+generated from ``/openapi.json``, so a new
 route cannot escape the gate. In-process and against a real ``headwater serve``, on
 SQLite and PostgreSQL.
 
@@ -104,6 +105,8 @@ def check_every_operation(client: httpx.Client | TestClient, secrets: dict[str, 
             admitted = _send(client, method, path, body, f"Bearer {secret}")
             assert admitted.status_code not in (401, 403), (method, path, admitted.text)
             assert admitted.status_code < 500, (method, path, admitted.text)
+            # An answer for one token must never be served from a shared cache to another.
+            assert "private" in admitted.headers.get("cache-control", ""), (method, path)
         checked += 1
     return checked
 
