@@ -38,11 +38,14 @@ def running_server(*args: str, env: dict[str, str] | None = None,
 @contextmanager
 def running_server_process(
     *args: str, env: dict[str, str] | None = None, startup_timeout: float = 60.0,
-    output: IO[bytes] | None = None,
+    output: IO[bytes] | None = None, cli_args: tuple[str, ...] = (),
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """:func:`running_server`, yielding the process too; its output goes to ``output``."""
+    """:func:`running_server`, yielding the process too; its output goes to ``output``.
+
+    ``cli_args`` go before ``serve`` (``-vv``).
+    """
     port = free_port()
-    command = [sys.executable, "-m", "headwater", "serve", "--host", "127.0.0.1",
+    command = [sys.executable, "-m", "headwater", *cli_args, "serve", "--host", "127.0.0.1",
                "--port", str(port), *args]
     # The server's output goes to a file, not a pipe: nobody reads a pipe while
     # the server runs, and a full one would block the server mid-request.

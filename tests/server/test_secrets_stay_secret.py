@@ -1,4 +1,4 @@
-"""Secrets stay secret: a ``-vv`` server with debug and access logs, driven through
+"""Secrets stay secret: a ``headwater -vv serve`` with debug and access logs, driven through
 every kind of request (good and bad tokens, token management, a database that goes
 away), never writes a token or the database password to its output, its errors, the
 audit log (table and file) or ``/api/v1/health``.
@@ -60,8 +60,7 @@ def test_no_secret_reaches_logs_errors_audit_or_health(db_url: str, tmp_path: Pa
     made: list[str] = []
     with log_path.open("w+b") as output, running_server_process(
         "--db", url, "--api-key", API_KEY, "--log-level", "debug", "--access-log",
-        "--audit-file", str(audit_file), "--audit-reads", output=output,
-        env={"HEADWATER_LOG_LEVEL": "debug"},
+        "--audit-file", str(audit_file), "--audit-reads", output=output, cli_args=("-vv",),
     ) as (base, _process), httpx.Client(base_url=base) as client:
         def send(method: str, path: str, secret: str | None, body: object = None
                  ) -> httpx.Response:
@@ -87,7 +86,8 @@ def test_no_secret_reaches_logs_errors_audit_or_health(db_url: str, tmp_path: Pa
     secrets = {"api key": API_KEY, "admin token": admin, "ingest token": ingest,
                "created token": made[0], "wrong token": WRONG, "password": PASSWORD}
     log = log_path.read_text(errors="replace")
-    assert "GET /api/v1/namespaces" in log  # the access log was on: there was output to check
+    # The access log and -vv's debug log were on: there was output to check.
+    assert "GET /api/v1/namespaces" in log and " DEBUG " in log
     places = {"server output": log, "health": health.text, "audit API": audit.text,
               "audit file": audit_file.read_text()}
     # The search query names WRONG on purpose: a query string is the client's to keep out
