@@ -2,7 +2,9 @@
 
 Killed with SIGKILL mid-way and restarted, it stores every event exactly once;
 two processes in one group on one PostgreSQL share the partitions; refused
-messages reach the quarantine and the dead-letter topic and hold nothing up.
+messages reach the quarantine and the dead-letter topic and hold nothing up,
+not even when the dead-letter topic refuses them; while the database is
+away, nothing is committed.
 """
 
 from __future__ import annotations
@@ -106,6 +108,18 @@ def _wait(condition: Callable[[], bool], timeout: float, what: str) -> None:
         time.sleep(0.05)
 
 
+def _committed(bootstrap: str, topic: str, group: str) -> int:
+    """The offset ``group`` has committed on partition 0 of ``topic`` (asked without joining)."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    reader = Consumer({"bootstrap.servers": bootstrap, "group.id": group})
+    try:
+        [partition] = reader.committed([TopicPartition(topic, 0)], timeout=10)
+    finally:
+        reader.close()
+    return int(partition.offset)
+
+
 def _events(count: int, runs: int) -> list[dict[str, Any]]:
     """``count`` distinct events over ``runs`` runs (their run ids spread the keys)."""
     run_ids = [str(uuid.uuid4()) for _ in range(runs)]
@@ -189,7 +203,8 @@ def test_two_consumers_in_one_group_share_the_partitions_on_postgresql(
         assert stopped, out
         consumed.append(int(stopped.group(1)))
     assert all(n > 0 for n in consumed), consumed  # both did part of the work
-    assert sum(consumed) == len(events)
+    # More only if the group rebalanced mid-way (a heartbeat lost on a busy machine).
+    assert sum(consumed) >= len(events)
     assert count("events") == len(events)
     assert count("quarantine") == 0
     engine.dispose()
@@ -244,3 +259,60 @@ def test_refused_messages_go_to_the_quarantine_and_the_dead_letter_topic(
     assert "runId" in headers[1]["headwater.reason"].decode()
     assert headers[1]["headwater.field"] == b"run.runId"
     assert all(h["headwater.status"] == b"400" for h in headers)
+
+
+@pytest.mark.postgres
+def test_while_the_database_is_down_the_batch_waits_uncommitted(
+    kafka_bootstrap: str, pg_url: str, tmp_path: Path, processes: list[_Consume]
+) -> None:
+    Store.open(pg_url, migrate=True).close()
+    topic = create_topic(kafka_bootstrap, partitions=1)
+    consume = _Consume(tmp_path / "consume.log", *_args(
+        kafka_bootstrap, topic, pg_url, "--group", "outage", "--batch-size", "50"))
+    processes.append(consume)
+    consume.wait_for(rf"assigned {topic}\[0\]")
+    events = _events(200, runs=20)
+    produce(kafka_bootstrap, topic, _messages(events[:100]))
+    count, engine = _counter(pg_url)
+    _wait(lambda: count("events") == 100, 60, "the first 100 events")
+
+    database = pg_url.rsplit("/", 1)[1]
+    admin = sa.create_engine(pg_url.rsplit("/", 1)[0] + "/postgres",
+                             isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
+    engine.dispose()
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'ALTER DATABASE "{database}" WITH ALLOW_CONNECTIONS false'))
+        conn.execute(sa.text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                             "WHERE datname = :name"), {"name": database})
+    try:
+        produce(kafka_bootstrap, topic, _messages(events[100:]))
+        consume.wait_for(r"store unavailable, retrying 50 message")
+        assert _committed(kafka_bootstrap, topic, "outage") == 100  # none of the second half
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'ALTER DATABASE "{database}" WITH ALLOW_CONNECTIONS true'))
+        admin.dispose()
+    _wait(lambda: count("events") == 200, 90, "the second 100 events")
+    consume.wait_for(r"consumed 200 \(200 stored, 0 duplicates, 0 quarantined\).*lag 0 over 1 ")
+    consume.stop()
+    assert count("quarantine") == 0  # an outage refuses nothing
+    engine.dispose()
+
+
+def test_a_dead_letter_topic_that_refuses_holds_nothing_up(
+    kafka_bootstrap: str, tmp_path: Path, processes: list[_Consume]
+) -> None:
+    db_url = f"sqlite:///{tmp_path / 'lineage.db'}"
+    topic = create_topic(kafka_bootstrap, partitions=1)
+    produce(kafka_bootstrap, topic,
+            [(b"k", b"[not json"), (b"k", json.dumps(run_event()).encode())])
+    consume = _Consume(tmp_path / "consume.log", *_args(
+        kafka_bootstrap, topic, db_url, "--group", "no-letters",
+        "--dead-letter-topic", "not a topic name!", "-X", "message.timeout.ms=3000"))
+    processes.append(consume)
+    consume.wait_for(r"dead-letter topic not a topic name!: 1 of 1 message\(s\) not delivered")
+    consume.wait_for(r"consumed 2 \(1 stored, 0 duplicates, 1 quarantined\).*lag 0 over 1 ")
+    consume.stop()
+    count, engine = _counter(db_url)
+    assert (count("events"), count("quarantine")) == (1, 1)
+    engine.dispose()

@@ -100,12 +100,17 @@ def consume(topic: str, db_url: str | None, bootstrap_servers: str | None, group
             "enable.auto.commit": False,
             "enable.auto.offset.store": False,
         })
-        dead_letter = Producer({"acks": "all", **common}) if dead_letter_topic else None
+        # A dead-letter topic that does not answer holds a batch up for at most
+        # message.timeout.ms (10 s unless set), then the consumer goes on.
+        letters = {"acks": "all", "message.timeout.ms": "10000", **common}
+        dead_letter = Producer(letters) if dead_letter_topic else None
     except KafkaException as exc:
         store.close()
         raise click.ClickException(f"kafka settings refused: {exc}") from exc
+    # With a producer built, librdkafka has accepted the setting as milliseconds.
+    letters_wait = float(letters["message.timeout.ms"]) / 1000.0 + 1.0 if dead_letter else 0.0
     loop = TopicConsumer(store, consumer, batch_size=batch_size, dead_letter=dead_letter,
-                         dead_letter_topic=dead_letter_topic)
+                         dead_letter_topic=dead_letter_topic, dead_letter_wait=letters_wait)
 
     def assigned(_consumer: Any, partitions: list[Any]) -> None:
         say.event(f"assigned {_partitions(partitions)}")

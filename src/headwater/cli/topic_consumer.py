@@ -107,6 +107,7 @@ class TopicConsumer:
         batch_size: int = 500,
         dead_letter: Producer | None = None,
         dead_letter_topic: str | None = None,
+        dead_letter_wait: float = 15.0,
         stats: ConsumeStats | None = None,
     ) -> None:
         self.store = store
@@ -114,6 +115,7 @@ class TopicConsumer:
         self.batch_size = batch_size
         self.dead_letter = dead_letter
         self.dead_letter_topic = dead_letter_topic
+        self.dead_letter_wait = dead_letter_wait
         self.stats = stats or ConsumeStats()
 
     def run(self, stop: threading.Event, status: Callable[[ConsumeStats], None],
@@ -212,7 +214,9 @@ class TopicConsumer:
                                          key=source.key(), headers=headers, on_delivery=report)
             except (BufferError, KafkaException) as exc:
                 failed.append(str(exc))
-        left = self.dead_letter.flush(30)
+        # librdkafka reports each message by message.timeout.ms; the margin covers the
+        # report's own way back.
+        left = self.dead_letter.flush(self.dead_letter_wait)
         # The quarantine already holds each of these; a dead-letter topic that does
         # not answer is reported, and the partition is not held up for it.
         if left or failed:
