@@ -23,7 +23,8 @@ protocol (the one ``uvicorn[standard]`` serves with) made by
 - **per-client cap**: one client address may hold ``max_per_client`` open
   connections; a further one is answered ``503`` with ``Retry-After`` and closed
   at once, before it costs a request task. Other clients, a health probe among
-  them, are not affected.
+  them, are not affected. The count is per server process (each ``--workers``
+  process keeps its own).
 
 The subclass uses these uvicorn internals, all of ``HttpToolsProtocol`` 0.54:
 the parser callbacks ``on_message_begin``, ``on_headers_complete`` and
