@@ -45,10 +45,16 @@ export interface Classification {
   truncated: boolean;
 }
 
+export interface Badges {
+  nodeId: string;
+  tags: string[];
+  propagatedTags: string[];
+}
+
 export interface DatasetBadges {
   asOf: string | null;
   truncated: boolean;
-  datasets: { nodeId: string; tags: string[]; propagatedTags: string[] }[];
+  datasets: (Badges & { columns: Badges[] })[];
 }
 
 export const classificationApi = {

@@ -155,6 +155,11 @@ def test_api_tags_on_datasets_propagate_to_their_columns(client: TestClient) -> 
               client.get("/api/v2/classification/datasets").json()["datasets"]}
     assert badges[f"dataset:file:{SILVER}"]["propagatedTags"] == ["PII", "finance"]
     assert badges[f"dataset:file:{RAW}"]["tags"] == ["PII", "finance"]
+    columns = {c["nodeId"]: c for c in badges[f"dataset:file:{SILVER}"]["columns"]}
+    assert columns[SILVER_EMAIL] == {"nodeId": SILVER_EMAIL, "tags": [],
+                                     "propagatedTags": ["PII", "finance"]}
+    assert columns[f"datasetField:file:{SILVER}:name"]["propagatedTags"] == ["finance"]
+    assert [c["nodeId"] for c in badges[f"dataset:file:{RAW}"]["columns"]] == [RAW_EMAIL]
 
 
 def test_owners_from_facets_and_the_api(client: TestClient) -> None:

@@ -82,3 +82,13 @@ def test_graph_badges_follow_as_of(page: Page) -> None:
     graph = wait_for_graph(page)
     badges = {n["id"]: n["badges"] for n in graph["nodes"] if n["kind"] == "DATASET"}
     assert badges[f"dataset:file:{GOLD}"] == "↳PII"
+
+
+def test_column_view_badges_each_column(page: Page) -> None:
+    page.goto(f"/lineage?{httpx.QueryParams({'nodeId': SILVER_EMAIL, 'depth': '5'})}")
+    graph = wait_for_graph(page)
+    badges = {n["id"]: n["badges"] for n in graph["nodes"]}
+    assert badges[RAW_EMAIL] == "PII"
+    assert badges[SILVER_EMAIL] == "↳PII"
+    assert all(badge == "" for node, badge in badges.items()
+               if node.startswith(f"datasetField:file:{GOLD}"))

@@ -1,8 +1,9 @@
 // Tag badges on the graph: a dataset box (or a column view's dataset group) shows the tags
-// put on it or its columns, and, marked ↳, those that reached it along column lineage.
+// put on it or its columns, and, marked ↳, those that reached it along column lineage; in
+// the column view each column shows its own.
 import type cytoscape from "cytoscape";
 
-import { classificationApi, type DatasetBadges } from "../classification";
+import { classificationApi, type Badges, type DatasetBadges } from "../classification";
 
 /** The badges of every tagged dataset (as of the explorer's time); none when the server cannot say. */
 export async function fetchBadges(asOf?: string): Promise<DatasetBadges | null> {
@@ -21,9 +22,10 @@ export function badgeLine(tags: string[], propagated: string[]): string {
 
 export function decorateTags(cy: cytoscape.Core, badges: DatasetBadges | null): void {
   if (!badges) return;
-  const byId = new Map(badges.datasets.map((d) => [d.nodeId, d]));
+  const byId = new Map<string, Badges>(badges.datasets.flatMap((d): [string, Badges][] =>
+    [[d.nodeId, d], ...d.columns.map((c): [string, Badges] => [c.nodeId, c])]));
   cy.batch(() => {
-    cy.nodes("[kind = 'DATASET']").forEach((node) => {
+    cy.nodes("[kind = 'DATASET'], [kind = 'DATASET_FIELD']").forEach((node) => {
       const found = byId.get(node.id());
       if (!found) return;
       const line = badgeLine(found.tags, found.propagatedTags);

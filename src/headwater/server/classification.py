@@ -176,18 +176,28 @@ def node_answer(state: Classified, node: NodeId, fields: Iterable[str]) -> dict[
 
 
 def datasets_answer(state: Classified) -> dict[str, Any]:
-    """Per dataset with any: its direct tags (on it or a column) and propagated tags."""
-    out: dict[str, dict[str, set[str]]] = {}
+    """Per dataset with any: its direct tags (on it or a column) and propagated tags,
+    and the same per column."""
+    datasets: dict[str, tuple[set[str], set[str]]] = {}
+    columns: dict[str, dict[str, tuple[set[str], set[str]]]] = {}
+
+    def add(subject: str, tag: str, side: int) -> None:
+        dataset = _dataset_of(subject)
+        datasets.setdefault(dataset, (set(), set()))[side].add(tag)
+        if subject != dataset:
+            columns.setdefault(dataset, {}).setdefault(subject, (set(), set()))[side].add(tag)
+
     for row in state.direct:
-        out.setdefault(_dataset_of(row.subject), {"tags": set(), "propagated": set()})[
-            "tags"].add(row.tag)
+        add(row.subject, row.tag, 0)
     for item in state.propagation.tags:
-        out.setdefault(_dataset_of(item.column), {"tags": set(), "propagated": set()})[
-            "propagated"].add(item.tag)
+        add(item.column, item.tag, 1)
     return {"asOf": aware(state.as_of), "truncated": state.propagation.truncated,
-            "datasets": [{"nodeId": node, "tags": sorted(v["tags"]),
-                          "propagatedTags": sorted(v["propagated"])}
-                         for node, v in sorted(out.items())]}
+            "datasets": [{"nodeId": node, "tags": sorted(own), "propagatedTags": sorted(reached),
+                          "columns": [{"nodeId": column, "tags": sorted(c_own),
+                                       "propagatedTags": sorted(c_reached)}
+                                      for column, (c_own, c_reached)
+                                      in sorted(columns.get(node, {}).items())]}
+                         for node, (own, reached) in sorted(datasets.items())]}
 
 
 def definitions_answer(stored: list[dict[str, Any]]) -> dict[str, Any]:
