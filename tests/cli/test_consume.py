@@ -4,7 +4,8 @@ Killed with SIGKILL mid-way and restarted, it stores every event exactly once;
 two processes in one group on one PostgreSQL share the partitions; refused
 messages reach the quarantine and the dead-letter topic and hold nothing up,
 not even when the dead-letter topic refuses them; while the database is
-away, nothing is committed.
+away, nothing is committed; and what the agent's kafka transport produces is
+what the store ends up with.
 """
 
 from __future__ import annotations
@@ -316,3 +317,48 @@ def test_a_dead_letter_topic_that_refuses_holds_nothing_up(
     count, engine = _counter(db_url)
     assert (count("events"), count("quarantine")) == (1, 1)
     engine.dispose()
+
+
+def test_the_agents_kafka_transport_to_consume_end_to_end(
+    kafka_bootstrap: str, tmp_path: Path, processes: list[_Consume]
+) -> None:
+    from headwater.agent.config import AgentConfig
+    from headwater.agent.emitter import build_emitter
+
+    db_url = f"sqlite:///{tmp_path / 'lineage.db'}"
+    topic = create_topic(kafka_bootstrap, partitions=2)
+    emitter = build_emitter(AgentConfig.from_sources({
+        "spark.openlineage.transport.type": "kafka",
+        "spark.openlineage.transport.topicName": topic,
+        "spark.openlineage.transport.properties.bootstrap.servers": kafka_bootstrap,
+        "spark.headwater.spool.dir": str(tmp_path / "spool"),
+    }, {}))
+    sent = 0
+    for app_number in range(4):
+        app = run_event(job=f"app_{app_number}", event_type="START")
+        emitter.emit(app)
+        for action in range(3):
+            child = run_event(job=f"app_{app_number}.write_{action}")
+            child["run"]["facets"]["parent"] = {
+                "run": {"runId": app["run"]["runId"]},
+                "job": {"namespace": "retail", "name": f"app_{app_number}"}}
+            emitter.emit(child)
+        emitter.emit({**app, "eventType": "COMPLETE", "eventTime": "2026-11-01T11:00:00.000Z"})
+        sent += 5
+    emitter.close(30)
+    assert emitter.metrics.snapshot()["sent"] == sent
+
+    consume = _Consume(tmp_path / "consume.log",
+                       *_args(kafka_bootstrap, topic, db_url, "--group", "e2e"))
+    processes.append(consume)
+    consume.wait_for(rf"consumed {sent} \({sent} stored, 0 duplicates.*lag 0 over 2 ")
+    consume.stop()
+    count, engine = _counter(db_url)
+    with engine.connect() as conn:
+        states = dict(conn.execute(sa.text(
+            "SELECT j.name, r.state FROM runs r JOIN jobs j ON j.id = r.job_id")).all())
+    engine.dispose()
+    assert count("events") == sent
+    assert {name: state for name, state in states.items() if "." not in name} == {
+        f"app_{n}": "COMPLETE" for n in range(4)}
+    assert len(states) == 16

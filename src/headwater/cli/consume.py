@@ -200,10 +200,11 @@ def _metrics(port: int | None, stats: ConsumeStats) -> Iterator[None]:
         yield
         return
     from prometheus_client import CollectorRegistry, start_http_server
-    from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+    from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+    from prometheus_client.registry import Collector
 
-    class _Collector:
-        def collect(self) -> Iterator[Any]:
+    class _Collector(Collector):
+        def collect(self) -> Iterator[Metric]:
             events = CounterMetricFamily("headwater_consumer_events",
                                          "Messages read from the topic, by outcome.",
                                          labels=["outcome"])
@@ -221,7 +222,7 @@ def _metrics(port: int | None, stats: ConsumeStats) -> Iterator[None]:
             yield lag
 
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(_Collector())  # type: ignore[arg-type]
+    registry.register(_Collector())
     server, thread = start_http_server(port, addr="127.0.0.1", registry=registry)
     try:
         yield
