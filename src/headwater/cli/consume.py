@@ -163,7 +163,7 @@ class _Reporter:
     def __init__(self) -> None:
         from rich.console import Console
 
-        self.console = Console(stderr=True)
+        self.console = Console(stderr=True, log_path=False)
         self._live: Any = None
 
     def event(self, text: str) -> None:
