@@ -114,6 +114,9 @@ class AllowedHosts:
         if name is not None and self.allows(name):
             await self.app(scope, receive, send)
             return
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
         if header is None:
             message = "the request has no Host header"
         else:
