@@ -19,8 +19,8 @@ laptop server should be. Once either exists, a request needing a scope must carr
 holds all three), except reads when ``--public-reads`` is set. A missing or
 unknown token is a 401, a token without the scope a 403; both are audited
 (rate-limited per client). A token limited to namespaces may read only
-``/api/v1/namespaces`` (filtered) and paths under ``/api/v1/namespaces/{one of
-them}``; every other read is refused with a 403, because the graph, search and
+``/api/v1/namespaces`` (filtered), paths under ``/api/v1/namespaces/{one of
+them}`` and ``/openapi.json``; every other read is refused with a 403, because the graph, search and
 event endpoints cross namespaces.
 
 Token digests are cached in memory (:class:`TokenCache`) and reloaded at most
@@ -335,6 +335,8 @@ def _namespace_refusal(principal: Principal, scope: Scope) -> str | None:
     path = raw.decode("latin-1").split("?", 1)[0]
     if path in (_NAMESPACES, _NAMESPACES + "/"):
         return None  # the list route shows the token's namespaces only
+    if path == "/openapi.json":
+        return None  # the API's description holds no data of any namespace
     if path.startswith(_NAMESPACES + "/"):
         namespace = unquote(path[len(_NAMESPACES) + 1:].split("/", 1)[0])
         if principal.may_see(namespace):
