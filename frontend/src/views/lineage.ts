@@ -211,7 +211,7 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
 
   // Folded parents are often not in the answer (an application's job and run read and write
   // nothing themselves): fetch their own details for the label and colour, a few at most.
-  const badges = fetchBadges(state.asOf || undefined);
+  const badges = cached(`badges ${state.asOf}`, () => fetchBadges(state.asOf || undefined));
   const folded = nodes.filter((n) => n.members.length && !n.data?.state && !n.data?.latestRun).slice(0, PARENT_DETAILS_MAX);
   const details = await Promise.all(folded.map(async (n): Promise<[string, Job | Run] | null> => {
     const p = parseNodeId(n.id);
