@@ -30,6 +30,8 @@ MODULES = [
     "headwater.agent.rdds",
     "headwater.agent.run_model",
     "headwater.agent.session",
+    "headwater.agent.stream_events",
+    "headwater.agent.streaming",
     "headwater.agent.sources",
     # Every source family module, found rather than listed: a new one is checked too.
     *(

@@ -9,7 +9,8 @@ it logs and returns a disabled :class:`Agent`. The agent registers a py4j
 ``QueryExecutionListener`` (:mod:`.listener`), emits the application run's
 START at once and its COMPLETE at :meth:`Agent.close`, ``spark.stop()`` or
 interpreter exit (FAIL when the interpreter exits on an uncaught exception),
-and one child run per action.
+and one child run per action; a Structured Streaming query run is one child run
+of its own (:mod:`.streaming`).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ class Agent:
         self._spark_context: Any = None
         self._tuner: Any = None
         self._dropped: Any = None
+        self._streams: Any = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -121,6 +123,23 @@ class Agent:
             status_store=status_store,
         )
         self._jsession.listenerManager().register(self._listener)
+        try:
+            from headwater.agent.streaming import StreamingLineage
+
+            self._streams = StreamingLineage(
+                self._jsession,
+                gateway.jvm,
+                self.model,
+                self._context,
+                self._emit,
+                self._worker.submit,
+                self._log_once,
+                interval=float(getattr(config, "streaming_progress_interval", 60.0)),
+                catalog_impl=self._context.get("catalog_impl", "hive"),
+                remove_path=getattr(config, "remove_path_pattern", None),
+            )
+        except Exception as exc:  # streaming queries go unseen; batch lineage is unaffected
+            self._log_once("listening to streaming queries", exc)
         self._spark_context = spark.sparkContext
         try:
             from headwater.agent.rdds import install_rdd_hooks
@@ -162,7 +181,11 @@ class Agent:
         from headwater.agent.py4j.proxies import proxy_scope
         from headwater.agent.rdds import RddSavePhase
         from headwater.agent.sources import VisitContext
+        from headwater.agent.streaming import StreamStep
 
+        if isinstance(item, StreamStep):
+            self._streams.handle(item)
+            return
         if isinstance(item, RddSavePhase):
             for event in rdd_save_events(item, self.model, getattr(self.config, "remove_path_pattern", None)):
                 self._emit(event)
@@ -257,7 +280,11 @@ class Agent:
                 logger.debug("listener already gone", exc_info=True)
             if self._dropped is not None:
                 self._dropped.unregister()
+            if self._streams is not None:
+                self._streams.unregister()
             self._worker.stop(timeout)
+            if self._streams is not None:
+                self._streams.close(error)
             if error is None:
                 self._emit(self.model.application_event("COMPLETE"))
             else:

@@ -25,10 +25,12 @@ from headwater.events.model import PRODUCER, SCHEMA_URL
 __all__ = [
     "ActionCapture",
     "READ_ONLY_ROOTS",
+    "STREAMING_ROOTS",
     "WRAPPER_ROOTS",
     "action_events",
     "is_read_only",
     "is_skipped",
+    "plan_datasets",
     "rdd_save_events",
 ]
 
@@ -72,6 +74,14 @@ READ_ONLY_ROOTS = frozenset(
 WRAPPER_ROOTS = frozenset({"SaveAsV1TableCommand"})
 
 
+#: Plan roots of a streaming query's micro-batches, which Spark reports as actions:
+#: they are part of the query's run (see :mod:`headwater.agent.streaming`), not runs
+#: of their own — a query running for hours would otherwise send two events per batch.
+STREAMING_ROOTS = frozenset(
+    {"WriteToDataSourceV2", "WriteToMicroBatchDataSource", "WriteToMicroBatchDataSourceV1"}
+)
+
+
 def is_read_only(root_class: str) -> bool:
     """Whether an action whose optimized plan root is ``root_class`` is skipped by default."""
     return root_class in READ_ONLY_ROOTS
@@ -79,7 +89,11 @@ def is_read_only(root_class: str) -> bool:
 
 def is_skipped(root_class: str, capture_read_only: bool) -> bool:
     """Whether the listener emits nothing for an action whose plan root is ``root_class``."""
-    return root_class in WRAPPER_ROOTS or (is_read_only(root_class) and not capture_read_only)
+    return (
+        root_class in WRAPPER_ROOTS
+        or root_class in STREAMING_ROOTS
+        or (is_read_only(root_class) and not capture_read_only)
+    )
 
 
 @dataclass
@@ -106,13 +120,16 @@ def _catalog_args(ctx: VisitContext, catalog_impl: str) -> dict[str, Any]:
     }
 
 
-def action_events(
-    capture: ActionCapture,
-    model: RunModel,
+def plan_datasets(
     ctx: VisitContext,
+    model: RunModel,
     catalog_impl: str = "hive",
-) -> list[dict[str, Any]]:
-    """START and COMPLETE (or FAIL) events of one action."""
+    executed: dict[str, Any] | None = None,
+) -> tuple[Visited, list[dict[str, Any]], list[dict[str, Any]]]:
+    """What a captured plan reads and writes: the visit, and its inputs and outputs as
+    OpenLineage datasets with their facets and column lineage. ``executed`` holds the
+    action's statistics, when it has any."""
+    executed = executed if executed is not None else {}
     visited: Visited = visit_plan(ctx)
     _resolve_namespaces([*visited.inputs, *visited.outputs], model)
     enabled = model.enabled
@@ -141,7 +158,7 @@ def action_events(
 
     # Spark counts what an action read per stage, not per relation: the figures
     # belong to an input only when it is the action's one input.
-    read = capture.executed if len(visited.inputs) == 1 else None
+    read = executed if len(visited.inputs) == 1 else None
     inputs = [input_dataset_json(ds, enabled, catalog, read) for ds in visited.inputs]
     outputs = []
     for ds in visited.outputs:
@@ -155,8 +172,19 @@ def action_events(
                 derived=derived,
                 row_sources=row_sources,
             )
-        outputs.append(output_dataset_json(ds, enabled, catalog, lineage, capture.executed))
+        outputs.append(output_dataset_json(ds, enabled, catalog, lineage, executed))
+    return visited, inputs, outputs
 
+
+def action_events(
+    capture: ActionCapture,
+    model: RunModel,
+    ctx: VisitContext,
+    catalog_impl: str = "hive",
+) -> list[dict[str, Any]]:
+    """START and COMPLETE (or FAIL) events of one action."""
+    visited, inputs, outputs = plan_datasets(ctx, model, catalog_impl, capture.executed)
+    enabled = model.enabled
     job_name = model.action_job_name(capture.executed.get("node_name"), visited.job_suffix)
     run_id = uuid7(int(capture.start_time * 1000) if capture.start_time else None)
     began = time.perf_counter()

@@ -115,6 +115,7 @@ SPARK_CONF_KEYS: tuple[str, ...] = (
     "spark.headwater.sourceCode.url",
     "spark.headwater.sourceCode.version",
     "spark.headwater.sourceCode.path",
+    "spark.headwater.streaming.progressInterval",
 )
 
 #: Every environment variable the parser reads.
@@ -144,6 +145,7 @@ ENV_VARS: tuple[str, ...] = (
     "HEADWATER_SOURCE_CODE_URL",
     "HEADWATER_SOURCE_CODE_VERSION",
     "HEADWATER_SOURCE_CODE_PATH",
+    "HEADWATER_STREAMING_PROGRESS_INTERVAL",
 )
 
 _DEFAULT_CAPTURED_PROPERTIES: tuple[str, ...] = ("spark.master", "spark.app.name")
@@ -400,6 +402,8 @@ class AgentConfig:
     delivery: DeliveryConfig = field(default_factory=DeliveryConfig)
     #: Configured ``url`` / ``version`` / ``path`` of the job's code (``sourceCodeLocation``).
     source_code: Mapping[str, str] = field(default_factory=dict)
+    #: Seconds between two RUNNING events of one Structured Streaming query run.
+    streaming_progress_interval: float = 60.0
 
     def facet_enabled(self, name: str) -> bool:
         """Whether facet ``name`` (as the listener names it) should be emitted."""
@@ -520,4 +524,12 @@ class AgentConfig:
             transport=resolve_transport(spark_conf, env),
             delivery=_delivery(spark_conf, env),
             source_code=source_code,
+            streaming_progress_interval=_parse_number(
+                spark_conf.get(_HW + "streaming.progressInterval")
+                or env.get("HEADWATER_STREAMING_PROGRESS_INTERVAL"),
+                60.0,
+                _HW + "streaming.progressInterval",
+                # A shorter interval would come close to one RUNNING per micro-batch.
+                minimum=1,
+            ),
         )

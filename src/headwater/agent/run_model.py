@@ -197,10 +197,12 @@ class RunModel:
             facets["tags"] = F.tags_facet("tags_run", run_tags)
         return facets
 
-    def job_facets(self, job_type: str, sql: str | None = None) -> dict[str, Any]:
+    def job_facets(
+        self, job_type: str, sql: str | None = None, processing_type: str = "BATCH"
+    ) -> dict[str, Any]:
         facets: dict[str, Any] = {}
         if self.enabled("jobType"):
-            facets["jobType"] = F.job_type_facet(job_type)
+            facets["jobType"] = F.job_type_facet(job_type, processing_type)
         job_tags = tuple(getattr(self.config, "job_tags", ()) or ())
         if job_tags and self.enabled("tags"):
             facets["tags"] = F.tags_facet("tags_job", job_tags)

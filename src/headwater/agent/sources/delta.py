@@ -25,6 +25,7 @@ assignment's value traced through the source plan.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from headwater import naming
@@ -394,6 +395,22 @@ def _write_save(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
         _set_table_format(output, ctx.facts(root))
 
 
+#: ``DeltaSink.toString``: ``DeltaSink[<table path>]``, for a stream into a path or a table.
+_DELTA_SINK = re.compile(r"^DeltaSink\[(.*)\]$", re.DOTALL)
+
+
+def _stream_sink_facts(sink: Any, options: Any) -> dict[str, Any]:
+    """A stream into a Delta table (``format("delta").start(path)`` or ``toTable``) is
+    a ``DeltaSink`` at the table's path: named as a ``save(path)`` there is."""
+    match = _DELTA_SINK.match(str(sink.toString()))
+    if match is None:
+        return {}
+    return {
+        "options": {"path": match.group(1)},
+        "data_source": "org.apache.spark.sql.delta.sources.DeltaDataSource",
+    }
+
+
 FAMILY = SourceFamily(
     name="delta",
     lookups={
@@ -419,4 +436,5 @@ FAMILY = SourceFamily(
         # Delta 4.1+ (the Spark 4.1 build) nests the staged table in the catalog's base class.
         "AbstractDeltaCatalog$StagedDeltaTableV2": staged_table_facts,
     },
+    stream_sinks={"DeltaSink": _stream_sink_facts},
 )

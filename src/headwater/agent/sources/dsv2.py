@@ -50,6 +50,7 @@ from headwater.agent.sources.dsv2_jvm import (
     pinned_root_facts,
     rdd_scan_tables,
     scan_relation_facts,
+    streaming_relation_facts,
     table_facts,
     table_write_facts,
     v2_relation_facts,
@@ -366,12 +367,18 @@ FAMILY = SourceFamily(
     lookups={
         "DataSourceV2Relation": v2_relation_facts,
         "DataSourceV2ScanRelation": scan_relation_facts,
+        "StreamingRelationV2": streaming_relation_facts,
         "DropTable": dropped_table_facts,
         **dict.fromkeys(TABLE_WRITES, table_write_facts),
         **dict.fromkeys(TABLE_CREATES, create_facts),
         **dict.fromkeys(TABLE_ALTERS, alter_facts),
     },
-    reads={"DataSourceV2Relation": read_v2_relation, "DataSourceV2ScanRelation": read_v2_relation},
+    reads={
+        "DataSourceV2Relation": read_v2_relation,
+        "DataSourceV2ScanRelation": read_v2_relation,
+        # A stream read of a v2 table (a Kafka topic, an Iceberg table) names it alike.
+        "StreamingRelationV2": read_v2_relation,
+    },
     writes={
         **dict.fromkeys(TABLE_WRITES, _write_table),
         **dict.fromkeys(TABLE_CREATES, _write_create),

@@ -45,6 +45,7 @@ __all__ = [
     "pinned_root_facts",
     "rdd_scan_tables",
     "scan_relation_facts",
+    "streaming_relation_facts",
     "table_facts",
     "table_write_facts",
     "v2_relation_facts",
@@ -192,6 +193,19 @@ def v2_relation_facts(jrelation: Any) -> dict[str, Any]:
     # The format may name the table better than the identifier the relation was
     # loaded by (Iceberg's time-travel selectors ride on the table name), so its
     # facts come last.
+    facts = _identifier_facts(option(jrelation.catalog()), option(jrelation.identifier()))
+    facts.update(table_facts(jtable))
+    return facts
+
+
+def streaming_relation_facts(jrelation: Any) -> dict[str, Any]:
+    """Facts of a ``StreamingRelationV2``, a stream read of a v2 table, as those of a
+    ``DataSourceV2Relation``: its options are the reader's ``extraOptions``, and its
+    catalog and identifier are Options (set for a table read by name)."""
+    jtable = jrelation.table()
+    table_class = str(jtable.getClass().getName())
+    if _names_by_options(table_class):
+        return {"table_class": table_class, "options": _string_map(jrelation.extraOptions())}
     facts = _identifier_facts(option(jrelation.catalog()), option(jrelation.identifier()))
     facts.update(table_facts(jtable))
     return facts

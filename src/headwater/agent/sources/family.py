@@ -24,7 +24,15 @@ from typing import Any
 from headwater.agent.plan import PlanNode
 from headwater.agent.sources.common import CapturedDataset, VisitContext, Visited
 
-__all__ = ["Lookup", "OptionDatasets", "ReadVisitor", "SourceFamily", "TablePin", "WriteVisitor"]
+__all__ = [
+    "Lookup",
+    "OptionDatasets",
+    "ReadVisitor",
+    "SourceFamily",
+    "StreamSinkLookup",
+    "TablePin",
+    "WriteVisitor",
+]
 
 #: JVM object -> plain facts (py4j calls; runs on the capture thread).
 Lookup = Callable[[Any], dict[str, Any]]
@@ -34,6 +42,9 @@ ReadVisitor = Callable[[PlanNode, VisitContext], list[CapturedDataset]]
 WriteVisitor = Callable[[PlanNode, VisitContext, Visited], None]
 #: A DSv2 relation's options and output attributes -> the datasets they name.
 OptionDatasets = Callable[[Mapping[str, str], list[Any]], list[CapturedDataset]]
+#: A streaming query's sink (a ``Table``) and its write options -> plain facts: a
+#: ``location``, or a ``table_class`` and ``options`` that name the datasets.
+StreamSinkLookup = Callable[[Any, Mapping[str, str]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -91,3 +102,6 @@ class SourceFamily:
     #: DSv2 ``Table`` class whose state (a snapshot) changes in place -> how a write's
     #: or a create's state is pinned when Spark reports it (see :class:`TablePin`).
     v2_table_pins: Mapping[str, TablePin] = field(default_factory=dict)
+    #: Class of a Structured Streaming query's sink (``FileStreamSink``, a Kafka
+    #: table) -> look-up of what it writes, given the sink and the query's options.
+    stream_sinks: Mapping[str, StreamSinkLookup] = field(default_factory=dict)

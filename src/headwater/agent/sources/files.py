@@ -29,7 +29,15 @@ from headwater.agent.sources.common import (
 from headwater.agent.sources.family import SourceFamily
 from headwater.agent.sources.jvm_common import class_name, option, query_schema
 
-__all__ = ["FAMILY", "file_index_facts", "file_relation_facts", "output_at", "save_to_path"]
+__all__ = [
+    "FAMILY",
+    "file_index_facts",
+    "file_relation_facts",
+    "file_sink_facts",
+    "output_at",
+    "save_to_path",
+    "streaming_relation_facts",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -162,6 +170,36 @@ def save_to_path(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
     _add(output, visited)
 
 
+# --- Structured Streaming: a stream read by path, a file sink ------------------------------
+
+def streaming_relation_facts(node: Any) -> dict[str, Any]:
+    """The paths a ``StreamingRelation`` (a v1 stream source: files, Delta by path) reads:
+    its data source's ``path`` option and ``paths``, and the source's class name."""
+    source = node.dataSource()
+    joined = str(source.paths().mkString("\n"))
+    paths = [p for p in joined.split("\n") if p]
+    path = option(source.options().get("path"))
+    if path is not None and str(path) not in paths:
+        paths.insert(0, str(path))
+    return {"stream_paths": paths, "stream_source": str(source.className())}
+
+
+def read_streaming_relation(node: PlanNode, ctx: VisitContext) -> list[CapturedDataset]:
+    """A stream read by path: one dataset per path, as a batch read of that path."""
+    return datasets_at(node, list(ctx.facts(node).get("stream_paths", [])), ctx)
+
+
+#: ``FileStreamSink.toString``: ``FileSink[<path>]``.
+_FILE_SINK = re.compile(r"^FileSink\[(.*)\]$", re.DOTALL)
+
+
+def file_sink_facts(sink: Any, options: Any) -> dict[str, Any]:
+    """The directory a ``FileStreamSink`` writes (from its text: its path field is
+    private), as the ``path`` option of a save there (see :func:`save_to_path`)."""
+    match = _FILE_SINK.match(str(sink.toString()))
+    return {"options": {"path": match.group(1)}} if match else {}
+
+
 FAMILY = SourceFamily(
     name="files",
     lookups={
@@ -169,7 +207,9 @@ FAMILY = SourceFamily(
         "SaveIntoDataSourceCommand": save_into_data_source_facts,
         "InsertIntoDataSourceDirCommand": _insert_dir_facts,
         "InsertIntoHiveDirCommand": _insert_dir_facts,
+        "StreamingRelation": streaming_relation_facts,
     },
+    reads={"StreamingRelation": read_streaming_relation},
     writes={
         "InsertIntoHadoopFsRelationCommand": write_insert_fs,
         "InsertIntoDataSourceDirCommand": write_dir,
@@ -177,4 +217,5 @@ FAMILY = SourceFamily(
     },
     relation_lookups={"HadoopFsRelation": file_relation_facts},
     relation_reads={"HadoopFsRelation": read_file_relation},
+    stream_sinks={"FileStreamSink": file_sink_facts},
 )

@@ -67,6 +67,7 @@ __all__ = [
     "kafka_namespace",
     "literal_topics",
     "strategy_topics",
+    "stream_sink_facts",
     "topic_datasets",
     "topics_from_options",
 ]
@@ -301,10 +302,20 @@ def _write_kafka(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
         )
 
 
+def stream_sink_facts(sink: Any, options: Mapping[str, str]) -> dict[str, Any]:
+    """A streaming query's Kafka sink, as the facts of a batch save to Kafka: the
+    topic and servers are the query's write options, not the sink table's."""
+    return {
+        "options": dict(options),
+        "data_source": "org.apache.spark.sql.kafka010.KafkaSourceProvider",
+    }
+
+
 FAMILY = SourceFamily(
     name="kafka",
     relation_lookups={"KafkaRelation": _kafka_relation_facts},
     relation_reads={"KafkaRelation": _read_kafka_relation},
     save_writes={"KafkaSourceProvider": _write_kafka},
     v2_option_datasets={"KafkaSourceProvider$KafkaTable": datasets_from_options},
+    stream_sinks={"KafkaSourceProvider$KafkaTable": stream_sink_facts},
 )

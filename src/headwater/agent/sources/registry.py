@@ -7,7 +7,9 @@ its class: a ``LogicalRelation`` leaf (a catalog table when its JSON names
 one; a file relation when its relation has root paths — asked first, one
 py4j call, because most relations are files; else the relation's class) and a
 ``SaveIntoDataSourceCommand`` root (the data source's class; a plain ``path``
-option otherwise).
+option otherwise). A Structured Streaming query's sink is visited as such a save:
+its family's ``stream_sinks`` look-up gives the facts a save would have, on a
+:data:`STREAM_WRITE` root above the query's plan.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from headwater.agent.sources.family import (
     OptionDatasets,
     ReadVisitor,
     SourceFamily,
+    StreamSinkLookup,
     TablePin,
     WriteVisitor,
 )
@@ -31,12 +34,14 @@ from headwater.agent.sources.family import (
 __all__ = [
     "FAMILIES",
     "NODE_LOOKUPS",
+    "STREAM_WRITE",
     "V2_OPTION_DATASETS",
     "V2_TABLE_LOOKUPS",
     "V2_TABLE_PINS",
     "base_relation_facts",
     "read_datasets",
     "relation_facts",
+    "stream_sink_facts",
     "write_outputs",
 ]
 
@@ -73,6 +78,11 @@ _SAVE_WRITES: Mapping[str, WriteVisitor] = _merged("save_writes")
 _SAVE_LOOKUPS: Mapping[str, Lookup] = _merged("save_lookups")
 _TABLE_PROVIDER_LOOKUPS: Mapping[str, Lookup] = _merged("table_provider_lookups")
 _FILE_INDEX_LOOKUPS: Mapping[str, Lookup] = _merged("file_index_lookups")
+_STREAM_SINKS: Mapping[str, StreamSinkLookup] = _merged("stream_sinks")
+
+#: The root a streaming query's plan is visited under: the class of Spark's own
+#: ``WriteToStream``, whose facts are its sink's (see :func:`stream_sink_facts`).
+STREAM_WRITE = "WriteToStream"
 #: DSv2 ``Table`` class -> its format's look-up (used by the DSv2 family).
 V2_TABLE_LOOKUPS: Mapping[str, Lookup] = _merged("v2_table_lookups")
 #: DSv2 ``Table`` class -> the datasets its relation's options name (used by the DSv2 family).
@@ -125,6 +135,17 @@ def _format_facts(lookups: Mapping[str, Lookup], key: str, node: Any) -> dict[st
         return {}
 
 
+def stream_sink_facts(sink: Any, options: Mapping[str, str]) -> dict[str, Any]:
+    """What a streaming query's sink writes, as the facts of a save (``options``,
+    ``data_source``); only the sink's class for a sink no family knows."""
+    sink_class = str(sink.getClass().getName())
+    lookup = _STREAM_SINKS.get(short_class(sink_class))
+    facts: dict[str, Any] = {"data_source": sink_class}
+    if lookup is not None:
+        facts.update(lookup(sink, options))
+    return facts
+
+
 def save_facts(node: Any) -> dict[str, Any]:
     """Facts of a ``SaveIntoDataSourceCommand``, with those its data source's format adds."""
     facts = files.save_into_data_source_facts(node)
@@ -166,7 +187,7 @@ def read_datasets(node: PlanNode, ctx: VisitContext) -> list[CapturedDataset]:
 
 def write_outputs(root: PlanNode, ctx: VisitContext, visited: Visited) -> bool:
     """Add the outputs of the command at ``root``; ``False`` if no family writes with it."""
-    if root.cls == "SaveIntoDataSourceCommand":
+    if root.cls in ("SaveIntoDataSourceCommand", STREAM_WRITE):
         source = short_class(str(ctx.facts(root).get("data_source", "")))
         _SAVE_WRITES.get(source, files.save_to_path)(root, ctx, visited)
         return True
