@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import pyspark
 
-__all__ = ["DELTA", "ICEBERG", "KAFKA", "POSTGRES_JDBC", "SPARK_LINE", "lakehouse_conf"]
+__all__ = ["CONNECTORS", "DELTA", "ICEBERG", "KAFKA", "POSTGRES_JDBC", "SPARK_LINE", "lakehouse_conf"]
 
-#: ``"4.1"``, ``"4.0"`` or ``"3.5"``: the Spark line of the installed PySpark.
+#: ``"4.1"``, ``"4.0"``, ``"3.5"``, ...: the Spark line of the installed PySpark.
 SPARK_LINE = ".".join(pyspark.__version__.split(".")[:2])
 
-_BUILDS = {
+#: The connector builds per Spark line. A line not listed (PySpark 4.3) has none on
+#: Maven Central: its sessions get the PostgreSQL driver only, and it runs the tests
+#: that need no connector (``make test-line LINE=4.3``).
+_BUILDS: dict[str, dict[str, str]] = {
     "4.1": {
         "iceberg": "org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.11.0",
         # 4.1.0: the Delta release built for Spark 4.1 (later ones add Unity Catalog's kernel).
@@ -35,12 +38,16 @@ _BUILDS = {
         "delta": "io.delta:delta-spark_2.12:3.3.2",
         "kafka": "org.apache.spark:spark-sql-kafka-0-10_2.12:3.5.7",
     },
-}[SPARK_LINE]
+}
 
-ICEBERG = _BUILDS["iceberg"]
-DELTA = _BUILDS["delta"]
-KAFKA = _BUILDS["kafka"]
+_LINE = _BUILDS.get(SPARK_LINE, {})
+ICEBERG = _LINE.get("iceberg", "")
+DELTA = _LINE.get("delta", "")
+KAFKA = _LINE.get("kafka", "")
 POSTGRES_JDBC = "org.postgresql:postgresql:42.7.8"
+
+#: The connectors this line has builds of, and the PostgreSQL driver.
+CONNECTORS = tuple(p for p in (ICEBERG, DELTA, KAFKA, POSTGRES_JDBC) if p)
 
 _EXTENSIONS = {
     ICEBERG: "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
@@ -48,7 +55,7 @@ _EXTENSIONS = {
 }
 
 
-def lakehouse_conf(iceberg_warehouse: str, packages: tuple[str, ...] = (ICEBERG, DELTA, KAFKA, POSTGRES_JDBC)) -> dict[str, str]:
+def lakehouse_conf(iceberg_warehouse: str, packages: tuple[str, ...] = CONNECTORS) -> dict[str, str]:
     """Static settings of a session with the given connectors: Delta owns
     ``spark_catalog`` (it delegates other providers to the session catalog, so
     Hive and parquet tables keep working) and Iceberg lives in a Hadoop catalog
