@@ -17,8 +17,8 @@ __all__ = ["CONNECTORS", "DELTA", "ICEBERG", "KAFKA", "POSTGRES_JDBC", "SPARK_LI
 SPARK_LINE = ".".join(pyspark.__version__.split(".")[:2])
 
 #: The connector builds per Spark line. A line not listed (PySpark 4.3) has none on
-#: Maven Central: its sessions get the PostgreSQL driver only, and it runs the tests
-#: that need no connector (``make test-line LINE=4.3``).
+#: Maven Central: its sessions get the PostgreSQL driver only, so the tests that need
+#: no connector run there.
 _BUILDS: dict[str, dict[str, str]] = {
     "4.1": {
         "iceberg": "org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.11.0",

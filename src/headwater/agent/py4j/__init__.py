@@ -5,8 +5,9 @@ The rest of the agent talks to the JVM through py4j's public surface only
 ``class Java: implements = [...]``) and to PySpark through its public API.
 What needs more lives here, so that a py4j or PySpark release that moves an
 internal breaks one known place. Each internal below was checked on PySpark
-4.0.1 with py4j 0.10.9.9 (the Python package and the ``py4j-0.10.9.9.jar``
-PySpark ships), each has a fallback, and none of them can raise into the job.
+4.0.1 and 4.1.1 with py4j 0.10.9.9 (the Python package and the
+``py4j-0.10.9.9.jar`` PySpark ships), each has a fallback, and none of them can
+raise into the job.
 
 py4j:
 
