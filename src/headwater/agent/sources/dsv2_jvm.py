@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -183,13 +184,13 @@ def _string_map(options: Any) -> dict[str, str]:
         return {str(keys.apply(i)): str(options.apply(keys.apply(i))) for i in range(keys.size())}
 
 
-def v2_relation_facts(jrelation: Any) -> dict[str, Any]:
-    """Facts of a ``DataSourceV2Relation``: its table's, its catalog's name and its
-    identifier; for a table named by its options (a Kafka table), those options."""
+def _relation_facts(jrelation: Any, options: Callable[[], Any]) -> dict[str, Any]:
+    """Facts of a relation over a v2 table: its table's, its catalog's name and its
+    identifier; for a table named by its options (a Kafka table), ``options()``."""
     jtable = jrelation.table()
     table_class = str(jtable.getClass().getName())
     if _names_by_options(table_class):
-        return {"table_class": table_class, "options": _string_map(jrelation.options())}
+        return {"table_class": table_class, "options": _string_map(options())}
     # The format may name the table better than the identifier the relation was
     # loaded by (Iceberg's time-travel selectors ride on the table name), so its
     # facts come last.
@@ -198,17 +199,16 @@ def v2_relation_facts(jrelation: Any) -> dict[str, Any]:
     return facts
 
 
+def v2_relation_facts(jrelation: Any) -> dict[str, Any]:
+    """Facts of a ``DataSourceV2Relation`` (see :func:`_relation_facts`)."""
+    return _relation_facts(jrelation, jrelation.options)
+
+
 def streaming_relation_facts(jrelation: Any) -> dict[str, Any]:
     """Facts of a ``StreamingRelationV2``, a stream read of a v2 table, as those of a
     ``DataSourceV2Relation``: its options are the reader's ``extraOptions``, and its
     catalog and identifier are Options (set for a table read by name)."""
-    jtable = jrelation.table()
-    table_class = str(jtable.getClass().getName())
-    if _names_by_options(table_class):
-        return {"table_class": table_class, "options": _string_map(jrelation.extraOptions())}
-    facts = _identifier_facts(option(jrelation.catalog()), option(jrelation.identifier()))
-    facts.update(table_facts(jtable))
-    return facts
+    return _relation_facts(jrelation, jrelation.extraOptions)
 
 
 def scan_relation_facts(node: Any) -> dict[str, Any]:
