@@ -18,7 +18,7 @@ import logging
 import re
 from typing import Any
 
-from headwater.agent.py4j.chains import ChainUnavailable, JvmChain, chained, java_array
+from headwater.agent.py4j.chains import ChainUnavailable, JvmChain, class_name, java_array
 from headwater.agent.sources.jvm_common import option, table_location
 
 __all__ = [
@@ -171,14 +171,13 @@ def executed_plan_facts(qe: Any) -> dict[str, Any]:
     # DataWritingCommandExec names itself "Execute <command>" (so does the
     # ExecutedCommandExec of other commands, which has no write metrics).
     if name.startswith("Execute ") and str(
-        chained(_CLASS_NAME, lambda p: p.getClass().getName(), plan)
+        class_name(plan)
     ).endswith("DataWritingCommandExec"):
         facts.update(_write_metrics(plan))
     return facts
 
 
 _OBJECT = "java.lang.Object"
-_CLASS_NAME = JvmChain((_OBJECT, "getClass", ()), ("java.lang.Class", "getName", ()))
 _WRITE_METRICS_TEXT = JvmChain(
     ("org.apache.spark.sql.execution.command.DataWritingCommandExec", "cmd", ()),
     ("org.apache.spark.sql.execution.command.DataWritingCommand", "metrics", ()),

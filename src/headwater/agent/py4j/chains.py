@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Bound", "ChainUnavailable", "JvmChain", "Step", "chained", "java_array", "jvm_of"]
+__all__ = ["Bound", "ChainUnavailable", "JvmChain", "Step", "chained", "class_name", "java_array", "jvm_of"]
 
 logger = logging.getLogger(__name__)
 
@@ -139,3 +139,12 @@ def chained(chain: JvmChain, fallback: Callable[[Any], Any], target: Any, build:
         return chain(target)
     except ChainUnavailable:
         return fallback(target)
+
+
+_CLASS_NAME = JvmChain(("java.lang.Object", "getClass", ()), ("java.lang.Class", "getName", ()))
+
+
+def class_name(value: Any, build: bool = True) -> str:
+    """A JVM object's class name, in one py4j call once the chain is built (see
+    :func:`chained` for ``build``)."""
+    return str(chained(_CLASS_NAME, lambda v: v.getClass().getName(), value, build))

@@ -28,7 +28,8 @@ from typing import Any
 
 from headwater.agent.plan import short_class
 from headwater.agent.sources import formats
-from headwater.agent.sources.jvm_common import class_name, option
+from headwater.agent.py4j.chains import class_name
+from headwater.agent.sources.jvm_common import option
 
 __all__ = [
     "CAPTURE_AT_ONCE",

@@ -14,7 +14,7 @@ from typing import Any
 
 from headwater import naming
 from headwater.agent.plan import PlanNode
-from headwater.agent.py4j.chains import JvmChain, chained
+from headwater.agent.py4j.chains import JvmChain, chained, class_name
 from headwater.agent.sources.common import (
     CapturedDataset,
     VisitContext,
@@ -27,7 +27,7 @@ from headwater.agent.sources.common import (
     written_query,
 )
 from headwater.agent.sources.family import SourceFamily
-from headwater.agent.sources.jvm_common import class_name, option, query_schema
+from headwater.agent.sources.jvm_common import option, query_schema
 
 __all__ = [
     "FAMILY",

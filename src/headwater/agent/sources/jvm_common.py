@@ -7,19 +7,9 @@ import json
 import logging
 from typing import Any
 
-from headwater.agent.py4j.chains import JvmChain, chained
-
-__all__ = ["class_name", "option", "query_schema", "table_location"]
+__all__ = ["option", "query_schema", "table_location"]
 
 logger = logging.getLogger(__name__)
-
-_CLASS_NAME = JvmChain(("java.lang.Object", "getClass", ()), ("java.lang.Class", "getName", ()))
-
-
-def class_name(value: Any, build: bool = True) -> str:
-    """A JVM object's class name, in one py4j call once the chain is built (see
-    :func:`~headwater.agent.py4j.chains.chained` for ``build``)."""
-    return str(chained(_CLASS_NAME, lambda v: v.getClass().getName(), value, build))
 
 
 def option(value: Any) -> Any:
