@@ -8,6 +8,8 @@ A storage location becomes ``(namespace, name)``:
 * ``hdfs://host:port/path`` -> ``("hdfs://host:port", "/path")``
 * ``abfss://container@account.dfs.core.windows.net/path`` -> namespace up to the host
 * anything else ``scheme://authority/path`` -> ``("scheme://authority", "/path")``
+* a Kafka bootstrap list ``SASL_SSL://b1:9092,b2:9092`` -> namespace ``kafka://b1:9092``
+  (:func:`kafka_namespace`; every producer of Kafka lineage names topics with it)
 
 Partition directories at the end of a written path (``k=v`` and date-like
 ``2024-01-31`` / ``20240131``) are trimmed so every partition of one table is
@@ -21,6 +23,7 @@ from urllib.parse import urlsplit
 
 __all__ = [
     "dataset_from_location",
+    "kafka_namespace",
     "normalize_job_name",
     "remove_path_pattern",
     "trim_partition_dirs",
@@ -50,6 +53,16 @@ def dataset_from_location(location: str) -> tuple[str, str]:
         return f"{scheme}://{parts.netloc}", name
     # scheme:opaque (no authority), e.g. "jdbc:..." — keep the text after the scheme.
     return scheme, location[len(scheme) + 1 :]
+
+
+def kafka_namespace(bootstrap_servers: str | None) -> str | None:
+    """``kafka://host:port`` of the first of ``bootstrap_servers`` (a listener
+    prefix such as ``SASL_SSL://`` is dropped), ``None`` when none is given."""
+    if not bootstrap_servers:
+        return None
+    first = bootstrap_servers.split(",", 1)[0].strip()
+    first = first.split("://", 1)[-1].strip().rstrip("/")
+    return f"kafka://{first}" if first else None
 
 
 def _clean_path(path: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from headwater.agent.sources.jdbc_urls import JdbcLocation, jdbc_location
+from headwater.jdbc_urls import JdbcLocation, jdbc_location
 
 # (url, connection options, table as the SQL names it, namespace, name)
 FORMS = [

@@ -1,7 +1,7 @@
 """JDBC tables: reads through a ``JDBCRelation``, writes through ``JdbcRelationProvider``.
 
 Named as the OpenLineage naming table names database tables
-(:mod:`.jdbc_urls`): the namespace of the database service, and the table as
+(:mod:`headwater.jdbc_urls`): the namespace of the database service, and the table as
 ``database.schema.table``.
 
 A read of ``dbtable=<table>`` is that table, its schema the relation's output.
@@ -37,8 +37,8 @@ from headwater.agent.sources.common import (
 )
 from headwater.agent.sources.family import SourceFamily
 from headwater.agent.sources.jdbc_sql import sql_lineage, table_parts
-from headwater.agent.sources.jdbc_urls import JdbcLocation, jdbc_location
 from headwater.agent.sources.jvm_common import option
+from headwater.jdbc_urls import JdbcLocation, jdbc_location
 
 __all__ = ["FAMILY"]
 

@@ -60,6 +60,7 @@ from headwater.agent.sources.common import (
 )
 from headwater.agent.sources.family import SourceFamily
 from headwater.agent.sources.jvm_common import option
+from headwater.naming import kafka_namespace
 
 __all__ = [
     "FAMILY",
@@ -75,16 +76,6 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 _BOOTSTRAP = "kafka.bootstrap.servers"
-
-
-def kafka_namespace(bootstrap_servers: str | None) -> str | None:
-    """``kafka://host:port`` of the first of ``bootstrap_servers`` (a listener
-    prefix such as ``SASL_SSL://`` is dropped), ``None`` when none is given."""
-    if not bootstrap_servers:
-        return None
-    first = bootstrap_servers.split(",", 1)[0].strip()
-    first = first.split("://", 1)[-1].strip().rstrip("/")
-    return f"kafka://{first}" if first else None
 
 
 # Spark's ConsumerStrategy.toString: Subscribe[a, b], SubscribePattern[re], Assign[a-0, b-3].

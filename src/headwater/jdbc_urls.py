@@ -1,5 +1,9 @@
 """JDBC URLs -> dataset namespaces and table names, by the OpenLineage naming table.
 
+Shared by every producer that names database tables (the agent's JDBC reads
+and writes, the Kafka Connect watcher's JDBC connectors), so each names a
+table alike.
+
 :func:`jdbc_location` reads a JDBC URL (and the connection options given
 beside it) and returns a :class:`JdbcLocation`: the dataset namespace of the
 database service and the leading name parts the connection supplies (its
