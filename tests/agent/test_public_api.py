@@ -17,6 +17,7 @@ MODULES = [
     "headwater.agent.actions",
     "headwater.agent.capture",
     "headwater.agent.columns",
+    "headwater.agent.emission",
     "headwater.agent.expressions",
     "headwater.agent.facets",
     "headwater.agent.jvm",

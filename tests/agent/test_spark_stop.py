@@ -1,4 +1,5 @@
-"""spark.stop() ends the application run (COMPLETE) before the session goes away.
+"""spark.stop() ends the application run (COMPLETE) before the session goes away,
+with the agent's emission figures: in the COMPLETE's facet, the summary line and stats().
 
 Runs in a subprocess: stopping the shared test session would end every other test.
 """
@@ -18,9 +19,12 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 JOB = textwrap.dedent(
     """
-    import json, sys
+    import json, logging, sys
     from pyspark.sql import SparkSession
     import headwater.agent
+
+    logging.basicConfig(level=logging.WARNING)
+    logging.getLogger("headwater.agent").setLevel(logging.INFO)
 
     events, out = sys.argv[1], sys.argv[2]
     spark = (
@@ -37,7 +41,10 @@ JOB = textwrap.dedent(
     # Read the events before the interpreter exits: the exit hook must not be
     # what ends the application run.
     lines = [json.loads(line) for line in open(events)]
-    print(json.dumps([[e["eventType"], e["job"]["name"]] for e in lines]))
+    end = lines[[e["job"]["name"] for e in lines].index("stop_test", 1)]
+    print(json.dumps({"seen": [[e["eventType"], e["job"]["name"]] for e in lines],
+                      "facet": end["run"]["facets"].get("headwater_emission"),
+                      "stats": headwater.agent.stats(), "events": len(lines)}))
     """
 )
 
@@ -52,8 +59,19 @@ def test_stop_emits_application_complete(tmp_path: Path) -> None:
         timeout=600,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    seen = out["seen"]
     app = [kind for kind, name in seen if name == "stop_test"]
     assert app == ["START", "COMPLETE"]
     actions = [kind for kind, name in seen if name != "stop_test"]
     assert actions[0] == "START" and actions[-1] == "COMPLETE"
+    # The COMPLETE's facet counts every event queued before it; stats() after
+    # the stop counts the COMPLETE too, all of them sent.
+    assert out["facet"]["queued"] == out["events"] - 1
+    assert out["facet"]["buildMs"]["count"] >= 1
+    stats = out["stats"]
+    assert stats["queued"] == stats["sent"] == out["events"]
+    assert stats["spooled"] == stats["dropped"] == stats["rejected"] == 0
+    summary = [line for line in result.stderr.splitlines() if "application stop_test:" in line]
+    assert len(summary) == 1 and summary[0].startswith("INFO:headwater.agent:"), summary
+    assert f"{out['events']} events queued, {out['events']} sent" in summary[0]

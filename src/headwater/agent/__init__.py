@@ -27,7 +27,7 @@ from typing import Any
 from headwater import __version__
 from headwater.agent.py4j.handles import callback_gateway, java_session
 
-__all__ = ["Agent", "attach"]
+__all__ = ["Agent", "attach", "stats"]
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +36,8 @@ _BUS_DRAIN_SECONDS = 30.0
 
 _registry: dict[int, Agent] = {}
 _registry_lock = threading.Lock()
+#: The agent attached last, open or closed: what stats() reports by default.
+_last_attached: list[Agent] = []
 
 
 class Agent:
@@ -93,6 +95,7 @@ class Agent:
                 self._log_once("reading the debug facet's session facts", exc)
             snapshot = getattr(getattr(emitter, "metrics", None), "snapshot", None)
             self.model.debug_delivery = snapshot
+        self.model.emission_snapshot = getattr(getattr(emitter, "metrics", None), "snapshot", None)
         self._worker = CaptureWorker(self._handle, self._log_once)
         metrics = getattr(emitter, "metrics", None)
         record = getattr(metrics, "record_capture", None)
@@ -176,7 +179,7 @@ class Agent:
             self._log_once("emitting", exc)
 
     def _handle(self, item: Any) -> None:
-        from headwater.agent.actions import action_events, rdd_save_events
+        from headwater.agent.actions import action_events, plan_datasets, rdd_save_events
         from headwater.agent.listener import PendingAction
         from headwater.agent.py4j.proxies import proxy_scope
         from headwater.agent.rdds import RddSavePhase
@@ -192,7 +195,11 @@ class Agent:
             return
         began, began_cpu = time.perf_counter(), time.thread_time()
         metrics = getattr(self.emitter, "metrics", None)
+        stream_run = None
         if isinstance(item, PendingAction):
+            if self._streams is not None:
+                stream_run = self._streams.owner(item.qe)
+                item.in_stream = stream_run is not None
             # The worker's py4j connection gets TCP_NODELAY once: a plan's JSON then
             # arrives without a 40 ms delayed-ACK stall (see .py4j.connection).
             if self._tuner.ensure() and metrics is not None:
@@ -215,7 +222,12 @@ class Agent:
             table_namespace=self._context.get("table_namespace"),
             remove_path=getattr(self.config, "remove_path_pattern", None),
         )
-        events = action_events(capture, self.model, ctx, self._context.get("catalog_impl", "hive"))
+        catalog_impl = self._context.get("catalog_impl", "hive")
+        if stream_run is not None:
+            _, inputs, outputs = plan_datasets(ctx, self.model, catalog_impl, capture.executed)
+            self._streams.absorb(stream_run, inputs, outputs)
+            return
+        events = action_events(capture, self.model, ctx, catalog_impl)
         record = getattr(metrics, "record_build", None)
         if record is not None:
             record(time.perf_counter() - began, time.thread_time() - began_cpu)
@@ -290,8 +302,23 @@ class Agent:
             else:
                 self._emit(self.model.application_event("FAIL", (repr(error), None)))
             self.emitter.close(timeout)
+            self._log_summary()
         except Exception as exc:
             logger.warning("headwater agent: close failed: %r", exc)
+
+    def stats(self) -> dict[str, Any]:
+        """This agent's emission figures (see :mod:`headwater.agent.emission`)."""
+        from headwater.agent.emission import emission_figures
+
+        snapshot = getattr(getattr(self.emitter, "metrics", None), "snapshot", None)
+        return emission_figures(snapshot() if snapshot is not None else {})
+
+    def _log_summary(self) -> None:
+        from headwater.agent.emission import log_summary
+
+        snapshot = getattr(getattr(self.emitter, "metrics", None), "snapshot", None)
+        if snapshot is not None:
+            log_summary(self.model.app_name, snapshot())
 
 
 def attach(
@@ -319,6 +346,7 @@ def attach(
         agent = Agent()
         agent._key = key
         _registry[key] = agent
+        _last_attached[:] = [agent]
     try:
         if config is None:
             from headwater.agent.config import AgentConfig
@@ -339,6 +367,30 @@ def attach(
         if agent._listener is not None:
             agent._listener.active = False
     return agent
+
+
+def stats(spark: Any = None) -> dict[str, Any]:
+    """The emission figures of the agent attached to ``spark`` (default: the one attached last).
+
+    Counters (``queued``, ``sent``, ``retried``, ``spooled``, ``replayed``,
+    ``rejected``, ``dropped``) and timings in milliseconds (``sendMs``,
+    ``captureMs``, ``buildMs``: ``count``, ``p50``, ``p95``, ``max``); all zero
+    when no agent is attached. Never raises.
+    """
+    try:
+        agent: Agent | None = None
+        if spark is not None:
+            key = int(java_session(spark).hashCode())
+            with _registry_lock:
+                agent = _registry.get(key)
+            if agent is None:
+                agent = next((a for a in _last_attached if a._key == key), None)
+        elif _last_attached:
+            agent = _last_attached[0]
+        return (agent or Agent()).stats()
+    except Exception as exc:
+        logger.debug("headwater agent: no figures: %r", exc)
+        return Agent().stats()
 
 
 def _agent_for(spark_context: Any) -> Agent | None:

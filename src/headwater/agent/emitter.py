@@ -87,10 +87,13 @@ class AgentMetrics:
         self.capture_cpu_seconds: list[float] = []
         self.build_seconds: list[float] = []
         self.build_cpu_seconds: list[float] = []
+        #: Seconds of each delivery attempt (one transport call: a batch or one event).
+        self.send_seconds: list[float] = []
         self.threads: dict[str, int] = {}
         self.jvm_threads: dict[str, int] = {}
         self.emitted = 0
         self.sent = 0
+        self.retried = 0
         self.spooled = 0
         self.rejected = 0
         self.replayed = 0
@@ -110,6 +113,11 @@ class AgentMetrics:
             if cpu_seconds is not None:
                 self.build_cpu_seconds.append(cpu_seconds)
 
+    def record_send(self, seconds: float) -> None:
+        """Record how long one delivery attempt took, answered or failed."""
+        with self._lock:
+            self.send_seconds.append(seconds)
+
     def add(self, name: str, count: int) -> None:
         """Add ``count`` to counter ``name`` (thread-safe)."""
         with self._lock:
@@ -121,6 +129,7 @@ class AgentMetrics:
             return {
                 "emitted": self.emitted,
                 "sent": self.sent,
+                "retried": self.retried,
                 "spooled": self.spooled,
                 "rejected": self.rejected,
                 "replayed": self.replayed,
@@ -129,6 +138,7 @@ class AgentMetrics:
                 "capture_cpu_seconds": list(self.capture_cpu_seconds),
                 "build_seconds": list(self.build_seconds),
                 "build_cpu_seconds": list(self.build_cpu_seconds),
+                "send_seconds": list(self.send_seconds),
                 "threads": dict(self.threads),
                 "jvm_threads": dict(self.jvm_threads),
             }
@@ -317,8 +327,12 @@ class Emitter:
             if self._abandon.is_set() or not self.breaker.allow():
                 self._spool(pending, "destination unavailable")
                 return False
+            began = time.perf_counter()
             try:
-                failures = self.transport.emit_batch(pending)
+                try:
+                    failures = self.transport.emit_batch(pending)
+                finally:
+                    self.metrics.record_send(time.perf_counter() - began)
             except DeliveryError as exc:
                 if not exc.retriable:
                     self.breaker.record_success()  # the destination answered; it is up
@@ -347,6 +361,7 @@ class Emitter:
             if attempt > self.delivery.retries:
                 self._spool(pending, "retries exhausted")
                 return False
+            self.metrics.add("retried", len(pending))
             self._abandon.wait(self.delivery.retry_backoff * (2 ** (attempt - 1)))
 
     def _replay(self) -> None:

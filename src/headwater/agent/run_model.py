@@ -31,6 +31,7 @@ from typing import Any
 
 from headwater import naming
 from headwater.agent.debug_facet import DebugCounters, debug_facet
+from headwater.agent.emission import EMISSION_FACET, emission_facet
 from headwater.events import facets as F
 
 __all__ = ["RUN_FACET_SCHEMA", "RunModel", "iso_time", "uuid7"]
@@ -100,6 +101,9 @@ class RunModel:
         self.debug_counters = DebugCounters()
         self.debug_session: Mapping[str, Any] | None = None
         self.debug_delivery: Callable[[], Mapping[str, Any]] | None = None
+        #: The emitter's figures, for the ``headwater_emission`` facet of the
+        #: application's COMPLETE/FAIL (see :mod:`headwater.agent.emission`).
+        self.emission_snapshot: Callable[[], Mapping[str, Any]] | None = None
         self._parent = _ref(
             config.parent_job_namespace, config.parent_job_name, config.parent_run_id
         )
@@ -223,6 +227,9 @@ class RunModel:
             run_facets.update(self.start_run_facets())
         if error is not None and self.enabled("errorMessage"):
             run_facets["errorMessage"] = F.error_message_facet(error[0], error[1])
+        if (event_type in ("COMPLETE", "FAIL") and self.emission_snapshot is not None
+                and self.enabled(EMISSION_FACET)):
+            run_facets[EMISSION_FACET] = emission_facet(self.emission_snapshot())
         return {
             "eventType": event_type,
             "eventTime": iso_time(),
