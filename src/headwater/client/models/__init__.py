@@ -1,0 +1,12 @@
+"""The client's result types: frozen dataclasses named after what the API answers."""
+
+from headwater.client.models.admin import *  # noqa: F403
+from headwater.client.models.admin import __all__ as _admin
+from headwater.client.models.governance import *  # noqa: F403
+from headwater.client.models.governance import __all__ as _governance
+from headwater.client.models.lineage import *  # noqa: F403
+from headwater.client.models.lineage import __all__ as _lineage
+from headwater.client.models.marquez import *  # noqa: F403
+from headwater.client.models.marquez import __all__ as _marquez
+
+__all__ = sorted([*_admin, *_governance, *_lineage, *_marquez])  # noqa: PLE0605

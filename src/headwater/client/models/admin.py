@@ -1,0 +1,134 @@
+"""Answers about the server itself: ingestion results, health, tokens, audit, quarantine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+__all__ = [
+    "AuditEntry",
+    "AuditList",
+    "BatchResult",
+    "BatchSummary",
+    "CreatedToken",
+    "FailedEvent",
+    "Health",
+    "IngestResult",
+    "QuarantineList",
+    "QuarantinedEvent",
+    "Token",
+    "TokenList",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Health:
+    version: str
+    status: str = "ok"
+
+
+@dataclass(frozen=True, kw_only=True)
+class IngestResult:
+    """One stored event: its content hash, and whether it had been received before."""
+
+    eventHash: str
+    duplicate: bool
+    status: str = "success"
+
+
+@dataclass(frozen=True, kw_only=True)
+class FailedEvent:
+    """An event of a batch the server refused; ``index`` is its position in the batch."""
+
+    index: int
+    reason: str
+    retriable: bool
+    field: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class BatchSummary:
+    received: int
+    successful: int
+    failed: int
+    retriable: int
+    non_retriable: int
+    duplicates: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class BatchResult:
+    """``status`` is ``success`` or ``partial_success`` (some events in ``failed_events``)."""
+
+    status: str
+    summary: BatchSummary
+    failed_events: tuple[FailedEvent, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Token:
+    """An access token's description (never its secret); ``namespaces`` None means all."""
+
+    name: str
+    scopes: tuple[str, ...]
+    namespaces: tuple[str, ...] | None
+    createdAt: str
+    revokedAt: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CreatedToken(Token):
+    """A new token; ``secret`` is shown this once and stored only hashed."""
+
+    secret: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TokenList:
+    tokens: tuple[Token, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditEntry:
+    at: str
+    operation: str
+    outcome: str
+    count: int
+    tokenName: str | None = None
+    client: str | None = None
+    target: str | None = None
+    status: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditList:
+    entries: tuple[AuditEntry, ...]
+
+    @property
+    def items(self) -> tuple[AuditEntry, ...]:
+        return self.entries
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuarantinedEvent:
+    """A refused event kept for inspection, with why it was refused."""
+
+    id: int
+    receivedAt: datetime
+    firstReceivedAt: datetime
+    timesSeen: int
+    reason: str
+    status: int
+    payload: Any
+    field: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuarantineList:
+    totalCount: int
+    events: tuple[QuarantinedEvent, ...]
+
+    @property
+    def items(self) -> tuple[QuarantinedEvent, ...]:
+        return self.events
