@@ -29,6 +29,8 @@ Tables (``tables.py`` has every column)::
     api_tokens, audit_log   hashed scoped tokens; the append-only audit log (``access.py``)
     tag_definitions, propagation_blocks, owners, tag_history   users' classification
                       (``classification.py``)
+    producer_hours, producer_agents   per-producer arrivals, refusals and the agent's
+                      emission figures (``producers.py``)
 
 Order independence (the store is a function of the *set* of events):
 
@@ -70,6 +72,7 @@ from __future__ import annotations
 
 from headwater.store import access as _access  # noqa: F401 - its tables join the metadata
 from headwater.store import classification as _classification  # noqa: F401 - likewise
+from headwater.store import producers as _producers  # noqa: F401 - likewise
 from headwater.store.store import LOT_EVENTS, RecordResult, Store
 
 __all__ = ["LOT_EVENTS", "RecordResult", "Store"]

@@ -18,7 +18,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.store import dialects
+from headwater.store import dialects, producers
 from headwater.store import tables as t
 from headwater.store.reads.common import Page
 from headwater.store.transactions import now_utc, write_transaction
@@ -39,7 +39,8 @@ class Refused:
 
 
 def keep(engine: sa.Engine, refused: Sequence[Refused]) -> None:
-    """Add ``refused`` to the quarantine in one transaction (a repeat bumps its count)."""
+    """Add ``refused`` to the quarantine in one transaction (a repeat bumps its count),
+    and count each refusal against its producer (``producers``)."""
     if not refused:
         return
     now = now_utc()
@@ -56,6 +57,7 @@ def keep(engine: sa.Engine, refused: Sequence[Refused]) -> None:
                         "status": item.status, "times_seen": 1,
                         "first_received_at": now, "last_received_at": now}
     with write_transaction(engine) as conn:
+        producers.record_refusals(conn, (item.value for item in refused), now)
         for row in sorted(rows.values(), key=lambda r: r["payload_hash"]):
             stmt = dialects.insert(conn.dialect.name, _q).values(**row)
             conn.execute(stmt.on_conflict_do_update(

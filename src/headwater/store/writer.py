@@ -20,7 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.events.parse import ParsedEvent
-from headwater.store import derive, dialects, rules
+from headwater.store import derive, dialects, producers, rules
 from headwater.store import tables as t
 from headwater.store.driver.bulk import copy_rows
 from headwater.store.chunking import chunks
@@ -87,9 +87,11 @@ class Writer:
                 existing.update(conn.scalars(sa.select(t.events.c.event_hash)
                                              .where(t.events.c.event_hash.in_(part))))
         candidates = [ev for h, ev in unique.items() if h not in existing]
+        received = datetime.now(UTC).replace(tzinfo=None)
         if not candidates:
+            producers.record_arrivals(conn, (ev.event for ev in unique.values()), (), received)
             return set()
-        rows = event_rows(candidates, datetime.now(UTC).replace(tzinfo=None))
+        rows = event_rows(candidates, received)
         if sqlite and small:
             counts = self.sql.compiled(conn, "events", t.events, self._insert_event_plain,
                                        rows).execute_each(conn, rows)
@@ -105,6 +107,9 @@ class Writer:
             # have stored some of them since the check above.
             inserted = set(conn.scalars(self._insert_event, rows))
         new = [ev for ev in candidates if ev.event_hash in inserted]
+        producers.record_arrivals(conn, (ev.event for ev in unique.values()),
+                                  (ev.event for ev in new), received)
+        producers.record_agents(conn, ((ev.event, ev.time, ev.event_hash) for ev in new))
         if prepared is not None and len(new) == len(unique):
             facts = prepared
         else:
