@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support.connect_worker import ConnectWorker, start_worker
 from tests.support.kafka_broker import missing_tools, start_broker
 from tests.support.pgcluster import PgCluster, find_pg_bin, start_cluster
 
@@ -69,3 +70,11 @@ def kafka_bootstrap() -> Iterator[str]:
         pytest.skip(reason)
     with start_broker() as broker:
         yield broker.bootstrap
+
+
+@pytest.fixture(scope="session")
+def connect_worker(kafka_bootstrap: str) -> Iterator[ConnectWorker]:
+    """One real Kafka Connect worker (standalone) on the session broker, started on
+    first request; its REST API is ``connect_worker.url`` on 127.0.0.1."""
+    with start_worker(kafka_bootstrap) as worker:
+        yield worker

@@ -20,6 +20,7 @@ __all__ = ["main"]
 _COMMANDS: dict[str, str] = {
     "audit": "headwater.cli.audit:audit",
     "compliance": "headwater.cli.compliance:compliance",
+    "connect": "headwater.cli.connect:connect",
     "consume": "headwater.cli.consume:consume",
     "demo": "headwater.demo.command:demo",
     "drift": "headwater.cli.drift:drift",
