@@ -1,4 +1,4 @@
-"""Per-producer figures: arrivals and duplicates, refusals, the agent's emission facet (both databases)."""
+"""Per-producer figures: arrivals, duplicates, refusals, the emission facet (both databases)."""
 
 from __future__ import annotations
 

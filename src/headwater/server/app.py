@@ -147,6 +147,7 @@ def _include_routes(app: FastAPI) -> None:
         legacy_writes,
         lineage_read,
         namespaces,
+        producers,
         quarantine,
         run_writes,
         runs,
@@ -168,6 +169,7 @@ def _include_routes(app: FastAPI) -> None:
     app.include_router(run_writes.router)
     app.include_router(deletes.router)
     app.include_router(quarantine.router)
+    app.include_router(producers.router)
     app.include_router(drift.router)
     app.include_router(classification.router)
     app.include_router(classification_writes.router)

@@ -15,7 +15,8 @@ What is counted, and where, so no request pays a database round trip for it:
   ``on_commit`` hook, which takes no lock and runs no SQL;
 * quarantine size and rows per table, counted at most every
   :data:`SAMPLE_SECONDS` (a scrape in between gets the last sample), since
-  counting a large table is a scan.
+  counting a large table is a scan; the per-producer figures likewise
+  (:mod:`headwater.server.producer_metrics`).
 
 With ``serve --workers N`` each process counts its own requests and events
 and Prometheus' multiprocess mode adds them up (``run.py`` gives the workers
@@ -42,6 +43,7 @@ from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from headwater.errors import HeadwaterError
+from headwater.server.producer_metrics import ProducerSampler
 
 if TYPE_CHECKING:
     from headwater.server.ingest import BatchOutcome
@@ -92,6 +94,8 @@ class Metrics:
         for status in ("400", "422"):
             self.refused.labels(status)  # both series exist from the start, at 0
         self.sampler = TableSampler(store, sample_seconds)
+        self.producers = ProducerSampler(store, sample_seconds)
+        self.sampler.registry.register(self.producers)
 
     def ingested(self, outcome: BatchOutcome) -> None:
         """Count what happened to one ingestion request's events."""

@@ -31,13 +31,14 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from sqlalchemy.exc import SQLAlchemyError
 
 from headwater.errors import EventError, HeadwaterError, StoreError, WriteRefused
 from headwater.events.parse import ParsedEvent
-from headwater.store import dialects
+from headwater.store import dialects, producers
 from headwater.store import tables as t
 from headwater.store.checkpoint import WalCheckpointer
 from headwater.store.extract import Facts
@@ -289,6 +290,13 @@ class Store:
         except SQLAlchemyError as exc:
             raise StoreError(f"database read failed: {exc}") from exc
 
+    def producer_figures(self) -> list[producers.ProducerFigures]:
+        """Every producer's figures as of now (see :mod:`headwater.store.producers`)."""
+        try:
+            with self.engine.connect() as conn:
+                return producers.read(conn, datetime.now(UTC).replace(tzinfo=None))
+        except SQLAlchemyError as exc:
+            raise StoreError(f"database read failed: {exc}") from exc
 
 
 def _facts_or_none(events: list[ParsedEvent]) -> Facts | None:
