@@ -189,6 +189,7 @@ def test_server_operations(client: Client) -> None:
     health = check(client, v2.health())
     assert health.status == "ok" and health.version
     assert "headwater_http_requests_total" in client.metrics()
+    assert "warehouse" in {p.namespace for p in check(client, v2.producers()).producers}
     assert check(client, v2.quarantine()).totalCount == 0
     assert check(client, v2.tokens()).tokens == ()
     assert isinstance(check(client, v2.audit()), models.AuditList)

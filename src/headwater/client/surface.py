@@ -180,5 +180,6 @@ class Operations:
     revoke_token = Operation(v2.revoke_token)
     audit = Operation(v2.audit)
     iter_audit = Pages(v2.audit)
+    producers = Operation(v2.producers)
     health = Operation(v2.health)
     metrics = Operation(v2.metrics)

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 __all__ = [
+    "AgentFigures",
     "AuditEntry",
     "AuditList",
     "BatchResult",
@@ -15,6 +16,8 @@ __all__ = [
     "FailedEvent",
     "Health",
     "IngestResult",
+    "Producer",
+    "ProducerList",
     "QuarantineList",
     "QuarantinedEvent",
     "Token",
@@ -132,3 +135,34 @@ class QuarantineList:
     @property
     def items(self) -> tuple[QuarantinedEvent, ...]:
         return self.events
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentFigures:
+    """The latest ``headwater_emission`` facet a headwater agent sent, and with which run."""
+
+    runId: str
+    eventTime: datetime
+    figures: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Producer:
+    """Arrivals and refusals of one producer URI in one job namespace."""
+
+    producer: str
+    namespace: str
+    firstSeen: datetime
+    lastSeen: datetime
+    events: int
+    rejected: int
+    eventsLastHour: int
+    eventsLast24h: int
+    eventsPerHour: float
+    rejectedLast24h: int
+    agent: AgentFigures | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProducerList:
+    producers: tuple[Producer, ...]

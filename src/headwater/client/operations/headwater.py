@@ -25,6 +25,7 @@ from headwater.client.models import (
     Impact,
     IngestResult,
     Owners,
+    ProducerList,
     QuarantineList,
     TagDefinition,
     TagDefinitionList,
@@ -51,6 +52,7 @@ __all__ = [
     "lineage",
     "metrics",
     "owners",
+    "producers",
     "put_tag_definition",
     "quarantine",
     "remove_block",
@@ -85,6 +87,11 @@ def ingest_batch(events: Sequence[Mapping[str, Any]], *, gzip: bool = False) -> 
 def health() -> Call[Health]:
     """Whether the server is up, and its version."""
     return Call("GET", "/api/v1/health", model(Health))
+
+
+def producers() -> Call[ProducerList]:
+    """Every producer per job namespace: events stored and refused, last arrival."""
+    return Call("GET", f"{V2}/producers", model(ProducerList))
 
 
 def metrics() -> Call[str]:
