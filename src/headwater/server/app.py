@@ -81,6 +81,14 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     from headwater.server.routes import lineage
 
     app.add_middleware(IngestEndpoint)
+    # ETags and 304s for version, run and lineage answers, inside the access gate (an
+    # ETag depends on the namespaces the request's token sees), and gzip around them.
+    from headwater.server.compression import Compression
+    from headwater.server.etags import ETags, document_etags
+
+    app.add_middleware(ETags, store=active_store)
+    document_etags(app)
+    app.add_middleware(Compression)
     # Around the ingestion POSTs too, so every answer the app gives is counted and timed.
     from headwater.server.metrics import install_metrics
 

@@ -13,7 +13,14 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from headwater.store.driver.begin import begin_sqlite
 
-__all__ = ["WRITER_OPTION", "create_engine", "insert", "is_sqlite", "json_member"]
+__all__ = [
+    "SQLITE_REVISION_PRAGMA",
+    "WRITER_OPTION",
+    "create_engine",
+    "insert",
+    "is_sqlite",
+    "json_member",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +38,13 @@ SQLITE_WAL_KEEP_BYTES = 64 * 1024 * 1024
 
 #: Execution option marking a connection that writes (see ``_configure_sqlite``).
 WRITER_OPTION = "headwater_writer"
+
+#: The SQLite header field counting the store's write transactions: every commit
+#: that changed a row adds one in the same transaction, whichever process made it,
+#: so a reader learns whether anything changed from one PRAGMA. ETags of read
+#: answers are derived from it (``headwater.store.reads.watermark``).
+SQLITE_REVISION_PRAGMA = "user_version"
+_CHANGES_AT_BEGIN = "headwater_changes_at_begin"
 
 
 def is_sqlite(url: str | sa.URL) -> bool:
@@ -83,6 +97,20 @@ def _configure_sqlite(engine: sa.Engine) -> None:
         # Writers take the write lock up front (BEGIN IMMEDIATE) rather than
         # failing half-way with SQLITE_BUSY; readers stay deferred.
         begin_sqlite(conn, immediate=conn.get_execution_options().get(WRITER_OPTION, False))
+        conn.info[_CHANGES_AT_BEGIN] = _driver(conn).total_changes
+
+    @sa.event.listens_for(engine, "commit")
+    def _on_commit(conn: sa.Connection) -> None:
+        # Runs just before the COMMIT: a transaction that changed rows bumps the
+        # database's revision in the same commit (see SQLITE_REVISION_PRAGMA).
+        driver = _driver(conn)
+        if driver.total_changes != conn.info.pop(_CHANGES_AT_BEGIN, driver.total_changes):
+            (revision,) = driver.execute(f"PRAGMA {SQLITE_REVISION_PRAGMA}").fetchone()
+            driver.execute(f"PRAGMA {SQLITE_REVISION_PRAGMA} = {(int(revision) + 1) % 2**31}")
+
+
+def _driver(conn: sa.Connection) -> Any:
+    return conn.connection.driver_connection
 
 
 def insert(dialect_name: str, table: sa.Table) -> Any:
