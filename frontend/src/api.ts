@@ -175,6 +175,21 @@ export async function getJson<T>(path: string, params: Record<string, string | n
   return (await response.json()) as T;
 }
 
+/** One producer per job namespace, as /api/v2/producers answers. */
+export interface Producer {
+  producer: string;
+  namespace: string;
+  firstSeen: string;
+  lastSeen: string;
+  events: number;
+  rejected: number;
+  eventsLastHour: number;
+  eventsLast24h: number;
+  eventsPerHour: number;
+  rejectedLast24h: number;
+  agent: { runId: string; eventTime: string; figures: Record<string, unknown> } | null;
+}
+
 const enc = encodeURIComponent;
 
 export const api = {
@@ -195,6 +210,7 @@ export const api = {
   run: (id: string) => getJson<Run>(`/api/v1/jobs/runs/${enc(id)}`),
   runChildren: (id: string, limit = 100, offset = 0) =>
     getJson<{ runs: ChildRun[]; totalCount: number }>(`/api/v1/jobs/runs/${enc(id)}/children`, { limit, offset }),
+  producers: () => getJson<{ producers: Producer[] }>("/api/v2/producers"),
   search: (q: string, limit = 10) => getJson<{ totalCount: number; results: SearchResult[] }>("/api/v1/search", { q, limit }),
   lineage: (params: { nodeId: string; direction: string; depth: number; asOf?: string; maxNodes?: number }) =>
     getJson<V2Graph>("/api/v2/lineage", params),

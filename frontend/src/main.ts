@@ -5,6 +5,7 @@ import { datasetView } from "./views/dataset";
 import { homeView, searchView } from "./views/browse";
 import { jobView } from "./views/job";
 import { lineageView } from "./views/lineage";
+import { producersView } from "./views/producers";
 import { runView } from "./views/run";
 import { route, startRouter } from "./router";
 import { searchBox } from "./search-box";
@@ -23,6 +24,7 @@ route(/^\/lineage$/, () => (root, url) => lineageView(root, url));
 route(/^\/datasets\/([^/]+)\/([^/]+)$/, ([ns, name]) => (root, url) => datasetView(root, url, ns, name));
 route(/^\/jobs\/([^/]+)\/([^/]+)$/, ([ns, name]) => (root) => jobView(root, ns, name));
 route(/^\/runs\/([^/]+)$/, ([id]) => (root, url) => runView(root, url, id));
+route(/^\/producers$/, () => (root) => producersView(root));
 
 document.getElementById("search-slot")!.append(searchBox());
 showSignedIn();
