@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.agent.spec import validate_event
 from tests.connect.helpers import Collected, delete, put, running, unique, wait_state, watcher_for
 from tests.support.kafka_topics import create_topic
 
@@ -39,6 +40,7 @@ def test_source_lifecycle_pause_resume_delete_and_restarts(connect_worker, kafka
     watcher = watcher_for(url, kafka_bootstrap, state, sent)
     watcher.poll()
     (start,) = sent.of(name)
+    validate_event(start)
     assert start["eventType"] == "START"
     assert start["job"]["namespace"] == f"kafka-connect://127.0.0.1:{connect_worker.port}"
     assert [(d["namespace"], d["name"]) for d in start["inputs"]] == [("file", str(source_file))]
@@ -86,6 +88,7 @@ def test_source_lifecycle_pause_resume_delete_and_restarts(connect_worker, kafka
     # A watcher restarted after the failed delivery sends the pending COMPLETE once.
     watcher_for(url, kafka_bootstrap, state, sent).poll()
     complete = sent.of(name)[-1]
+    validate_event(complete)
     assert _types(sent.of(name)) == ["START", "RUNNING", "RUNNING", "COMPLETE"]
     assert complete["run"]["runId"] == run_id
     assert complete["job"]["facets"]["jobType"]["jobType"] == "SOURCE"
@@ -114,6 +117,7 @@ def test_failing_task_fails_with_its_redacted_trace(connect_worker, kafka_bootst
     watcher.poll()
     assert _types(sent.of(name)) == ["START", "FAIL"]
     fail = sent.of(name)[-1]
+    validate_event(fail)
     error = fail["run"]["facets"]["errorMessage"]
     assert "Couldn't find or create file" in error["message"]
     assert "FileStreamSinkTask" in error["stackTrace"]

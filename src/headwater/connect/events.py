@@ -25,11 +25,9 @@ from headwater.events.model import SCHEMA_URL
 __all__ = ["CONNECT_FACET_SCHEMA", "PRODUCER", "connector_event", "run_id_for"]
 
 PRODUCER = f"https://github.com/headwater-lineage/headwater/tree/{__version__}/connect"
-#: Where the ``kafkaConnect`` run facet is described.
-CONNECT_FACET_SCHEMA = (
-    f"https://github.com/headwater-lineage/headwater/tree/{__version__}/docs/connect.md"
-    "#the-kafkaconnect-run-facet"
-)
+#: The ``kafkaConnect`` run facet is a custom facet: declared as the spec's base RunFacet
+#: (docs/connect.md describes its fields).
+CONNECT_FACET_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet"
 _RUN_IDS = uuid.UUID("6b1c7f2e-4d0a-5c3b-9e8f-0a1b2c3d4e5f")
 
 
