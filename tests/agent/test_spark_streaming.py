@@ -350,3 +350,69 @@ def test_kafka_topic_to_kafka_topic(
     assert progress["sources"][0]["description"].startswith("KafkaV2[")
     # The listener appends no dataset name to a Kafka write's job, nor does a stream.
     assert run[0]["job"]["name"] == "headwater_agent_tests.streaming_query"
+
+
+@pytest.mark.kafka
+def test_foreach_batch_writes_belong_to_the_query_run(
+    spark, lineage, kafka_bootstrap: str, tmp_path: Path
+):
+    source = _topic("batches-in")
+    _produce(spark, kafka_bootstrap, source, rows=4)
+    lookup = tmp_path / "lookup"
+    spark.createDataFrame([("0", "zero"), ("1", "one")], "key string, label string").write.parquet(
+        str(lookup)
+    )
+    labels, raw = tmp_path / "labelled", tmp_path / "delta_raw"
+    before = len(lineage.events())
+
+    def write(batch: Any, batch_id: int) -> None:
+        batch.selectExpr("key", "CAST(value AS STRING) AS value").write.format("delta").mode(
+            "append"
+        ).save(str(raw))
+        keys = batch.selectExpr("CAST(key AS STRING) AS key")
+        joined = keys.join(spark.read.parquet(str(lookup)), "key")
+        joined.write.mode("append").parquet(str(labels))
+        batch.count()  # a read-only action in the function: no dataset, no event
+
+    query = (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", kafka_bootstrap)
+        .option("subscribe", source)
+        .option("startingOffsets", "earliest")
+        .option("maxOffsetsPerTrigger", 2)
+        .load()
+        .writeStream.queryName("label_orders")
+        .foreachBatch(write)
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    assert query.awaitTermination(120)
+    assert spark.read.format("delta").load(str(raw)).count() == 4
+
+    events = lineage.events()[before:]
+    run = _one_run(events)
+    _assert_lifecycle(run)
+    # Both micro-batches' writes belong to the query's run: no action runs of their own.
+    assert [e["job"]["name"] for e in events if e not in run] == []
+    namespace = f"kafka://{kafka_bootstrap}"
+    start, end = run[0], run[-1]
+    assert _named(start["inputs"]) == [(namespace, source)] and start["outputs"] == []
+    assert sorted(_named(end["inputs"])) == sorted([(namespace, source), ("file", str(lookup))])
+    assert sorted(_named(end["outputs"])) == sorted([("file", str(raw)), ("file", str(labels))])
+    # One RUNNING per dataset the writes first reach (the two writes of the first
+    # micro-batch), none for the second micro-batch, which reaches nothing new.
+    assert _types(run).count("RUNNING") == 2, _types(run)
+    outputs = {o["name"]: o for o in end["outputs"]}
+
+    assert _lineage_of(outputs[str(raw)], "value") == [(namespace, source, "value")]
+    assert _lineage_of(outputs[str(labels)], "label") == [("file", str(lookup), "label")]
+    # The batch's key column is the topic's key, through the join's USING column.
+    assert (namespace, source, "key") in _lineage_of(outputs[str(labels)], "key")
+    assert outputs[str(raw)]["facets"]["storage"]["storageLayer"] == "delta"
+    # Each write's statistics are one micro-batch's; the run's rows are in its progress.
+    assert "outputStatistics" not in outputs[str(raw)].get("outputFacets", {})
+    # Spark counts a batch's rows once per action that reads it (three here).
+    assert _progress(end)["numInputRows"] == sum(p["numInputRows"] for p in query.recentProgress)
+    assert end["run"]["facets"]["spark_streaming"]["name"] == "label_orders"
+    assert {e["run"]["runId"] for e in run} == {start["run"]["runId"]}

@@ -221,6 +221,7 @@ class Agent:
             warehouse_uri=self._context.get("warehouse_uri"),
             table_namespace=self._context.get("table_namespace"),
             remove_path=getattr(self.config, "remove_path_pattern", None),
+            micro_batch=stream_run.micro_batch if stream_run is not None else None,
         )
         catalog_impl = self._context.get("catalog_impl", "hive")
         if stream_run is not None:

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from headwater import naming
-from headwater.agent.columns import DerivedLeaf, column_lineage
 from headwater.agent.capture import PlanCapture
+from headwater.agent.columns import DerivedLeaf, Transformation, column_lineage
 from headwater.agent.namespace_resolvers import resolve_namespace
+from headwater.agent.plan import PlanNode
 from headwater.agent.rdds import RddSavePhase, save_facts
 from headwater.agent.run_model import RUN_FACET_SCHEMA, RunModel, iso_time, uuid7
-from headwater.agent.sources import VisitContext, visit_plan
-from headwater.agent.sources import CapturedDataset, Visited
+from headwater.agent.sources import CapturedDataset, VisitContext, Visited, visit_plan
 from headwater.events import facets as F
 from headwater.events.model import PRODUCER, SCHEMA_URL
 
@@ -28,6 +28,7 @@ __all__ = [
     "STREAMING_ROOTS",
     "WRAPPER_ROOTS",
     "action_events",
+    "column_sources",
     "is_read_only",
     "is_skipped",
     "plan_datasets",
@@ -134,17 +135,7 @@ def plan_datasets(
     _resolve_namespaces([*visited.inputs, *visited.outputs], model)
     enabled = model.enabled
     catalog = _catalog_args(ctx, catalog_impl)
-    leaves: dict[int, tuple[str, str, str]] = {}
-    derived: dict[int, list[DerivedLeaf]] = {}
-    row_sources: list[DerivedLeaf] = []
-    for ds in visited.inputs:
-        for expr_id, column in ds.attributes.items():
-            leaves[expr_id] = (ds.namespace, ds.name, column)
-        for expr_id, sources in ds.derived_attributes.items():
-            derived.setdefault(expr_id, []).extend(
-                ((ds.namespace, ds.name, column), how) for column, how in sources
-            )
-        row_sources.extend(((ds.namespace, ds.name, column), how) for column, how in ds.row_sources)
+    leaves, derived, row_sources = _lineage_leaves(visited)
 
     from headwater.agent.facets import input_dataset_json, output_dataset_json
 
@@ -174,6 +165,47 @@ def plan_datasets(
             )
         outputs.append(output_dataset_json(ds, enabled, catalog, lineage, executed))
     return visited, inputs, outputs
+
+
+def _lineage_leaves(
+    visited: Visited,
+) -> tuple[dict[int, tuple[str, str, str]], dict[int, list[DerivedLeaf]], list[DerivedLeaf]]:
+    """The column-lineage leaves of what a plan read: input exprIds to fields, the
+    fields a computed input attribute derives from, and sources' row filters."""
+    leaves: dict[int, tuple[str, str, str]] = {}
+    derived: dict[int, list[DerivedLeaf]] = {}
+    row_sources: list[DerivedLeaf] = []
+    for ds in visited.inputs:
+        for expr_id, column in ds.attributes.items():
+            leaves[expr_id] = (ds.namespace, ds.name, column)
+        for expr_id, sources in ds.derived_attributes.items():
+            derived.setdefault(expr_id, []).extend(
+                ((ds.namespace, ds.name, column), how) for column, how in sources
+            )
+        row_sources.extend(((ds.namespace, ds.name, column), how) for column, how in ds.row_sources)
+    return leaves, derived, row_sources
+
+
+def column_sources(
+    visited: Visited, query: PlanNode, names: list[str]
+) -> dict[str, list[DerivedLeaf]]:
+    """Each of ``query``'s output columns (``names``, in order) -> the input fields
+    it derives from, each with its transformation (the plan's INDIRECT ones too)."""
+    leaves, derived, row_sources = _lineage_leaves(visited)
+    fields, _ = column_lineage(query, names, leaves, derived=derived, row_sources=row_sources)
+    return {
+        name: [
+            (
+                (item["namespace"], item["name"], item["field"]),
+                Transformation(
+                    t["type"], t["subtype"], bool(t.get("masking")), t.get("description")
+                ),
+            )
+            for item in items
+            for t in item["transformations"]
+        ]
+        for name, items in fields.items()
+    }
 
 
 def action_events(

@@ -129,6 +129,9 @@ class PendingAction:
     jplan: Any = None
     #: The state of the v2 table the action wrote, held when Spark reported it.
     pinned: Any = None
+    #: Run by a streaming query's micro-batch (a ``foreachBatch`` write): its own
+    #: action, though it runs nested in the micro-batch's execution.
+    in_stream: bool = False
 
 
 class CaptureWorker:
@@ -301,7 +304,9 @@ class ActionListener:
             executed = executed_plan_facts(qe)
         except Exception as exc:
             self._log_once("executed plan", exc)
-        if self._nested_insert(executed):
+        if pending.in_stream:
+            executed.pop("write_metric_id", None)
+        elif self._nested_insert(executed):
             return None
         root_class = short_class(str(jplan.getClass().getName()))
         if root_class in OUTER_WRITES and "numOutputRows" not in executed:

@@ -26,6 +26,7 @@ from headwater.agent.capture import PlanCapture, RelationCache, capture_plan
 from headwater.agent.plan import PlanNode
 from headwater.agent.run_model import RUN_FACET_SCHEMA, RunModel, iso_time
 from headwater.agent.sources import VisitContext
+from headwater.agent.sources.common import MicroBatch
 from headwater.agent.sources.registry import STREAM_WRITE, stream_sink_facts
 from headwater.events import facets as F
 from headwater.events.model import PRODUCER, SCHEMA_URL
@@ -34,6 +35,7 @@ __all__ = [
     "StreamCapture",
     "StreamRun",
     "capture_stream",
+    "merge_datasets",
     "progress_summary",
     "stream_event",
 ]
@@ -87,6 +89,12 @@ class StreamRun:
     last_progress: dict[str, Any] | None = None
     #: Monotonic time of the last START/RUNNING handed to the worker.
     last_sent: float = 0.0
+    #: The UUID of the session the query's micro-batches run in.
+    session_id: str | None = None
+    #: The rows its ``foreachBatch`` function gets, for the writes made there.
+    micro_batch: MicroBatch | None = None
+    #: ``(namespace, name)`` of the datasets the query itself reads.
+    own_inputs: set[tuple[str, str]] = field(default_factory=set)
 
     def note_progress(self, progress: dict[str, Any]) -> None:
         """Count one micro-batch's progress (called on Spark's listener thread)."""
@@ -163,6 +171,40 @@ def visit_context(
         table_namespace=session.get("table_namespace"),
         remove_path=remove_path,
     )
+
+
+#: Dataset facets of one write's statistics, which a run of many micro-batches
+#: reports in its progress facet instead.
+_STATISTICS = ("outputStatistics", "inputStatistics", "dataQualityMetrics")
+_FACET_KEYS = ("facets", "inputFacets", "outputFacets")
+
+
+def merge_datasets(held: list[dict[str, Any]], found: list[dict[str, Any]]) -> bool:
+    """Merge the datasets one micro-batch's write ``found`` into a run's ``held`` (in
+    place): a dataset already held takes the newer facets, a new one is added.
+    Whether any was new."""
+    index = {(d["namespace"], d["name"]): i for i, d in enumerate(held)}
+    added = False
+    for dataset in found:
+        kept = {
+            key: {k: v for k, v in value.items() if k not in _STATISTICS}
+            if key in _FACET_KEYS and isinstance(value, dict)
+            else value
+            for key, value in dataset.items()
+        }
+        key = (dataset["namespace"], dataset["name"])
+        if key in index:
+            old = held[index[key]]
+            merged = {**old, **kept}
+            for facets in _FACET_KEYS:
+                if facets in old or facets in kept:
+                    merged[facets] = {**(old.get(facets) or {}), **(kept.get(facets) or {})}
+            held[index[key]] = merged
+        else:
+            index[key] = len(held)
+            held.append(kept)
+            added = True
+    return added
 
 
 def _source(source: dict[str, Any]) -> dict[str, Any]:

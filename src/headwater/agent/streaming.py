@@ -22,8 +22,15 @@ The run model:
   that has read everything, a ``stop()``), FAIL with the error when it fails,
   and at application exit the same for a query still running then.
 
+A ``foreachBatch`` function's writes belong to the query's run, not to runs of
+their own: each micro-batch runs in the query's own clone of the session, so
+an action whose session is a running query's is that query's. Its datasets
+join the run's inputs and outputs (a RUNNING event at once when one is new;
+their statistics are left to the progress facet), and the query's end is
+emitted only after the writes of its last micro-batches.
+
 A query that runs for hours thus sends ``2 + hours * 3600 / interval`` events
-at most. Nothing raises out of the callbacks: each kind of failure is logged once.
+at most, plus one per dataset its ``foreachBatch`` writes first reach. Nothing raises out of the callbacks: each kind of failure is logged once.
 """
 
 from __future__ import annotations
@@ -37,14 +44,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from headwater.agent.actions import plan_datasets
+from headwater.agent.actions import column_sources, plan_datasets
 from headwater.agent.capture import RelationCache
 from headwater.agent.run_model import RunModel
-from headwater.agent.stream_events import StreamRun, capture_stream, stream_event, visit_context
+from headwater.agent.sources.common import MicroBatch
+from headwater.agent.stream_events import (
+    StreamRun,
+    capture_stream,
+    merge_datasets,
+    stream_event,
+    visit_context,
+)
 
 __all__ = ["StreamStep", "StreamingLineage", "StreamingListener", "streaming_run_id"]
 
 logger = logging.getLogger(__name__)
+
+#: How long a query's END waits for Spark's listener bus to hand over its last writes.
+_BUS_WAIT_MS = 2000
 
 #: The namespace of the run ids derived from a query's id and run id.
 _RUN_NAMESPACE = uuid.UUID("6f0d3f4e-9a51-4b8e-8d55-0d6b2c1e7a10")
@@ -66,6 +83,9 @@ class StreamStep:
     error: tuple[str, str | None] | None = None
     #: Named in the worker's warning when its queue is full.
     func_name: str = "a streaming query"
+    #: An END put back behind the writes its last micro-batches made (see
+    #: :meth:`StreamingLineage.handle`).
+    settled: bool = False
 
 
 def _error(text: str) -> tuple[str, str | None]:
@@ -198,6 +218,12 @@ class StreamingLineage:
         self._catalog_impl = catalog_impl
         self._remove_path = remove_path
         self._relations = RelationCache(64)
+        self._submit = submit
+        #: Running queries by their session's UUID, for the writes of ``foreachBatch``.
+        self._by_session: dict[str, StreamRun] = {}
+        #: Ended runs whose END waits behind their last writes (ended at ``close`` if
+        #: the worker stops first).
+        self._ending: dict[str, StreamStep] = {}
         self.listener = StreamingListener(jsession, submit, log_once, interval)
         self._jlistener = jvm.org.apache.spark.sql.streaming.PythonStreamingQueryListenerWrapper(
             self.listener
@@ -219,18 +245,67 @@ class StreamingLineage:
         elif step.kind == "RUNNING":
             if run.started and not run.ended:
                 self._emit(stream_event(run, self._model, "RUNNING", step.when))
+        elif not step.settled and run.session_id is not None:
+            # The writes of the query's last micro-batches may still be on Spark's
+            # listener bus (another queue than the query's end) or behind this step
+            # in the worker's: the END goes to the back of the queue once they are in.
+            self._wait_for_listener_bus()
+            step.settled = True
+            self._ending[run.run_id] = step
+            self._submit(step)
         else:
             self._end(run, step.when, step.error)
+
+    def owner(self, qe: Any) -> StreamRun | None:
+        """The running query whose micro-batch ran the action of ``qe`` (a write inside
+        its ``foreachBatch`` function), or ``None``."""
+        if not self._by_session:
+            return None
+        try:
+            return self._by_session.get(str(qe.sparkSession().sessionUUID()))
+        except Exception as exc:
+            self._log_once("finding an action's streaming query", exc)
+            return None
+
+    def absorb(
+        self, run: StreamRun, inputs: list[dict[str, Any]], outputs: list[dict[str, Any]]
+    ) -> None:
+        """Add what one of ``run``'s micro-batches read and wrote to its datasets; a
+        RUNNING event at once when a dataset is new to the run."""
+        if run.ended:
+            return
+        # What the query itself reads keeps the facets its START gave it: a batch
+        # names those datasets only through the query's column lineage.
+        inputs = [d for d in inputs if (d["namespace"], d["name"]) not in run.own_inputs]
+        new = merge_datasets(run.inputs, inputs) | merge_datasets(run.outputs, outputs)
+        if new:
+            self._emit(stream_event(run, self._model, "RUNNING", time.time()))
+
+    def _wait_for_listener_bus(self) -> None:
+        try:
+            self._jsession.sparkContext().listenerBus().waitUntilEmpty(_BUS_WAIT_MS)
+        except Exception:
+            logger.debug("could not wait for the listener bus", exc_info=True)
 
     def _start(self, run: StreamRun) -> None:
         if run.started:
             return
         try:
             if run.execution is not None:
+                run.session_id = str(run.execution.sparkSessionForStream().sessionUUID())
+                self._by_session[run.session_id] = run
                 run.capture = capture_stream(run.execution, self._relations)
                 ctx = visit_context(run.capture, self._context, self._remove_path)
                 visited, run.inputs, run.outputs = plan_datasets(
                     ctx, self._model, self._catalog_impl
+                )
+                run.own_inputs = {(d["namespace"], d["name"]) for d in run.inputs}
+                columns = [
+                    str(f.get("name"))
+                    for f in (run.capture.sink.get("query_schema") or {}).get("fields", [])
+                ]
+                run.micro_batch = MicroBatch(
+                    tuple(columns), column_sources(visited, ctx.tree.children[0], columns)
                 )
                 node = run.name or "streaming_query"
                 run.job = {
@@ -251,6 +326,9 @@ class StreamingLineage:
             return
         self._start(run)
         run.ended = True
+        self._ending.pop(run.run_id, None)
+        if run.session_id is not None:
+            self._by_session.pop(run.session_id, None)
         event_type = "FAIL" if error is not None else "COMPLETE"
         self._emit(stream_event(run, self._model, event_type, when, error))
 
@@ -258,6 +336,11 @@ class StreamingLineage:
         """End every run still open, as the application ends: COMPLETE, or FAIL with
         the error the application ends on (after the capture worker has stopped)."""
         failure = (repr(error), None) if error is not None else None
+        for step in list(self._ending.values()):
+            try:
+                self._end(step.run, step.when, step.error)
+            except Exception as exc:
+                self._log_once("ending a streaming query's run", exc)
         for run in self.listener.take_open_runs():
             try:
                 self._end(run, time.time(), failure)

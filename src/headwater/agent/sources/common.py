@@ -19,6 +19,7 @@ from headwater.events.facets import SchemaField
 
 __all__ = [
     "CapturedDataset",
+    "MicroBatch",
     "VisitContext",
     "Visited",
     "catalog_table_ident",
@@ -66,6 +67,31 @@ class CapturedDataset:
     dataset_type: str | None = None
 
 
+@dataclass(frozen=True)
+class MicroBatch:
+    """The rows a streaming query hands its ``foreachBatch`` function, which Spark
+    passes as a ``LogicalRDD`` that names nothing: its columns, and the input
+    fields each derives from through the query (with the transformations)."""
+
+    columns: tuple[str, ...]
+    sources: Mapping[str, list[tuple[tuple[str, str, str], Transformation]]]
+
+    def datasets(self, node: PlanNode) -> list[CapturedDataset] | None:
+        """What a leaf ``node`` holding these rows reads; ``None`` when its columns
+        are not the batch's."""
+        attributes = node.output()
+        if tuple(a.name for a in attributes) != self.columns:
+            return None
+        found: dict[tuple[str, str], CapturedDataset] = {}
+        for attribute in attributes:
+            if attribute.expr_id is None:
+                continue
+            for (namespace, name, column), how in self.sources.get(attribute.name or "", []):
+                ds = found.setdefault((namespace, name), CapturedDataset(namespace, name))
+                ds.derived_attributes.setdefault(attribute.expr_id, []).append((column, how))
+        return list(found.values())
+
+
 @dataclass
 class VisitContext:
     """The captured plan and the session facts the visitors need besides it."""
@@ -82,6 +108,8 @@ class VisitContext:
     remove_path: re.Pattern[str] | None = None
     #: Schema (struct JSON) of a write command's query, by node key.
     query_schemas: Mapping[str, Any] = field(default_factory=dict)
+    #: For an action a streaming query's ``foreachBatch`` function ran: its batch.
+    micro_batch: MicroBatch | None = None
 
     def facts(self, node: PlanNode) -> Mapping[str, Any]:
         return self.node_facts.get(node.key, {})

@@ -1,5 +1,7 @@
 """DataFrames made from RDDs (``LogicalRDD``): the files the RDD lineage reads, and
-the DSv2 tables it scans (see :func:`.dsv2.rdd_scan_tables`)."""
+the DSv2 tables it scans (see :func:`.dsv2.rdd_scan_tables`); in a streaming
+query's ``foreachBatch`` function, the query's micro-batch (see
+:class:`~.common.MicroBatch`), named by what the query read."""
 
 from __future__ import annotations
 
@@ -28,6 +30,10 @@ def _logical_rdd_facts(node: Any) -> dict[str, Any]:
 
 
 def _read_logical_rdd(node: PlanNode, ctx: VisitContext) -> list[CapturedDataset]:
+    if ctx.micro_batch is not None:
+        batch = ctx.micro_batch.datasets(node)
+        if batch is not None:
+            return batch
     facts = ctx.facts(node)
     datasets = datasets_at(node, list(facts.get("input_paths", [])), ctx)
     return datasets + dsv2.rdd_scan_datasets(list(facts.get("v2_tables", [])), ctx)
