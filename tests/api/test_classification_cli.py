@@ -7,7 +7,6 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -26,6 +25,7 @@ from tests.api.classification_events import (
     events,
 )
 from tests.store.builders import record
+from tests.support.cli_server import serve_cli_from
 
 BEFORE_GOLD_V2 = "2024-03-01T00:00:30Z"
 
@@ -95,21 +95,10 @@ def test_compliance_formats(filled: str, tmp_path: Path) -> None:
 
 
 def test_cli_asks_the_server(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    import httpx
-
     with Store.open(db_url, migrate=True) as store:
         record(store, events())
         with TestClient(create_app(Settings(), store)) as client:
-            def get(url: str, params: dict[str, Any], timeout: float) -> httpx.Response:
-                return client.get(url.removeprefix("http://tags.test"), params=params)
-
-            def request(method: str, url: str, params: dict[str, Any], json: Any,
-                        timeout: float) -> httpx.Response:
-                return client.request(method, url.removeprefix("http://tags.test"),
-                                      params=params, json=json)
-
-            monkeypatch.setattr(httpx, "get", get)
-            monkeypatch.setattr(httpx, "request", request)
+            serve_cli_from(monkeypatch, client, "http://tags.test")
             server = ("--url", "http://tags.test")
             on_db = json.loads(_cli("tags", "show", f"dataset:file:{SILVER}", "--format",
                                     "json", "--db", db_url))

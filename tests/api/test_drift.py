@@ -14,6 +14,7 @@ from headwater.config import Settings
 from headwater.server.app import create_app
 from headwater.store import Store
 from tests.store.builders import dataset, record, run_event
+from tests.support.cli_server import serve_cli_from
 
 ORDERS, USERS = "dataset:file:/orders", "dataset:file:/users"
 
@@ -125,13 +126,7 @@ def test_cli_reads_the_database(db_url: str) -> None:
 
 
 def test_cli_asks_the_server(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    import httpx
-
-    def get(url: str, params: dict[str, Any], timeout: float) -> httpx.Response:
-        assert url.startswith("http://drift.test/api/v2/drift")
-        return client.get("/api/v2/drift", params=params)
-
-    monkeypatch.setattr(httpx, "get", get)
+    serve_cli_from(monkeypatch, client, "http://drift.test")
     output = _cli("drift", "--breaking", "--format", "json", "--url", "http://drift.test")
     assert [d["datasetId"] for d in json.loads(output)["drifts"]] == [USERS]
     _cli("drift", "--fail-on", "breaking", "--url", "http://drift.test", code=1)

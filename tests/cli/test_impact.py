@@ -5,9 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Any
 
-import httpx
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
@@ -20,6 +18,7 @@ from tests.api.retail_events import events
 from tests.api.test_impact import _flag_orders_events
 from tests.graph.retail import col, ds, job
 from tests.store.builders import record
+from tests.support.cli_server import serve_cli_from
 
 
 @pytest.fixture
@@ -88,11 +87,7 @@ def test_over_http_sends_the_api_parameters(
     store = Store.open(loaded_db, migrate=False)
     try:
         with TestClient(create_app(Settings(), store)) as client:
-
-            def get(url: str, params: dict[str, Any], timeout: float) -> httpx.Response:
-                return client.get(url.removeprefix("http://headwater"), params=params)
-
-            monkeypatch.setattr("headwater.cli.querying.httpx.get", get)
+            serve_cli_from(monkeypatch, client, "http://headwater")
             args = ["impact", col("silver.orders", "amount"), "--url", "http://headwater",
                     "--namespace", "warehouse", "--edges", "indirect", "--format", "json"]
             answer = json.loads(_run(*args))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
@@ -14,6 +13,7 @@ from headwater.config import Settings
 from headwater.server.app import create_app
 from headwater.store import Store
 from headwater.store import access as tokens
+from tests.support.cli_server import serve_cli_from
 
 
 def _run(*args: str) -> str:
@@ -66,12 +66,7 @@ def test_query_commands_send_the_token(db_url: str, monkeypatch: Any) -> None:
         secret, _ = tokens.create_token(store.engine, "reader", ["read"])
         with TestClient(create_app(Settings(), store)) as client:
 
-            def get(url: str, params: dict[str, Any], timeout: float,
-                    headers: dict[str, str] | None = None) -> httpx.Response:
-                return client.get(url.removeprefix("http://headwater"), params=params,
-                                  headers=headers)
-
-            monkeypatch.setattr("headwater.cli.querying.httpx.get", get)
+            serve_cli_from(monkeypatch, client, "http://headwater")
             refused = CliRunner().invoke(main, ["search", "orders", "--url", "http://headwater"])
             assert refused.exit_code == 1 and "HTTP 401" in refused.output
             monkeypatch.setenv("HEADWATER_TOKEN", secret)

@@ -59,9 +59,16 @@ class Scripted:
         if planned:
             status, headers = planned.pop(0)
             body = b'{"error": "scripted", "field": "query.x"}'
-            await send({"type": "http.response.start", "status": status,
-                        "headers": [(b"content-type", b"application/json"),
-                                    *((k.encode(), v.encode()) for k, v in headers.items())]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": status,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        *((k.encode(), v.encode()) for k, v in headers.items()),
+                    ],
+                }
+            )
             await send({"type": "http.response.body", "body": body})
             return None
         return await self.app(scope, receive, send)
@@ -73,8 +80,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Scri
     store = Store.open(f"sqlite:///{path}", migrate=True)
     scripted = Scripted(create_app(Settings(api_key="retry-tests"), store))
     port = free_port()
-    config = uvicorn.Config(scripted, host="127.0.0.1", port=port, log_level="warning",
-                            lifespan="on")
+    config = uvicorn.Config(
+        scripted, host="127.0.0.1", port=port, log_level="warning", lifespan="on"
+    )
     uvicorn_server = uvicorn.Server(config)
     thread = threading.Thread(target=uvicorn_server.run, daemon=True)
     thread.start()
@@ -104,8 +112,11 @@ def url(server: tuple[str, Scripted]) -> str:
 
 
 def _delays(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage().rsplit(" in ", 1)[1] for r in caplog.records
-            if r.name == "headwater.client" and "retry" in r.getMessage()]
+    return [
+        r.getMessage().rsplit(" in ", 1)[1]
+        for r in caplog.records
+        if r.name == "headwater.client" and "retry" in r.getMessage()
+    ]
 
 
 @pytest.mark.parametrize("status", sorted(RETRIABLE_STATUSES))
@@ -118,8 +129,9 @@ def test_retriable_answers_are_retried_until_the_real_one(
     assert scripted.hits["/api/v1/health"] == 3
 
 
-def test_retry_after_is_honoured(url: str, scripted: Scripted,
-                                 caplog: pytest.LogCaptureFixture) -> None:
+def test_retry_after_is_honoured(
+    url: str, scripted: Scripted, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.INFO, logger="headwater.client")
     scripted.script["/api/v1/health"] = [(429, {"Retry-After": "0.3"}), (503, {})]
     with Client(url, retry=FAST) as client:

@@ -19,6 +19,8 @@ from headwater.client import (
     NotFound,
     Unauthorized,
 )
+from headwater.client.call import Call, model
+from headwater.client.models import BatchResult
 from headwater.config import Settings
 from headwater.errors import HeadwaterError, NotFoundError
 from headwater.server.app import create_app
@@ -148,3 +150,7 @@ def test_errors_are_the_client_branch_of_the_tree(admin: Client, http: TestClien
     assert result.status == "partial_success"
     assert (result.summary.successful, result.summary.failed) == (1, 1)
     assert result.failed_events[0].index == 1 and result.failed_events[0].field
+    refused = admin.ingest_batch([{"eventType": "START"}, {"x": 1}])
+    assert (refused.summary.successful, [f.index for f in refused.failed_events]) == (0, [0, 1])
+    with pytest.raises(BadRequest):  # not a batch at all: the ordinary error
+        admin.send(Call.json("POST", "/api/v1/lineage/batch", model(BatchResult), {"x": 1}))

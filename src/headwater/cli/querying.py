@@ -1,23 +1,27 @@
 """Where ``headwater lineage``, ``impact`` and ``search`` send their questions.
 
 Either a running server (``--url``, the default ``http://127.0.0.1:5000``), over its
-HTTP API, or a database directly (``--db``), through the same code the server runs,
-so both answer identically. Errors of either kind become a :class:`click.ClickException`
+HTTP API through :mod:`headwater.client` (its operations, retries and errors), or a
+database directly (``--db``), through the same code the server runs, so both answer
+identically. Errors of either kind become a :class:`click.ClickException`
 with the server's message.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Literal, TypeVar, cast
 
 import click
-import httpx
+
+from headwater.client import DEFAULT_URL, Call, Client, ClientError
+from headwater.client.call import raw
+from headwater.client.operations import headwater as v2
+from headwater.client.operations import marquez as v1
 
 __all__ = ["DEFAULT_URL", "Target", "target_options"]
-
-DEFAULT_URL = "http://127.0.0.1:5000"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -37,8 +41,7 @@ def target_options(command: F) -> F:
         envvar="HEADWATER_TOKEN",
         expose_value=False,
         callback=_remember_token,
-        help="Bearer token with the read scope, for a server that has tokens. "
-        "[HEADWATER_TOKEN]",
+        help="Bearer token with the read scope, for a server that has tokens. [HEADWATER_TOKEN]",
     )(command)
     command = click.option(
         "--url",
@@ -73,15 +76,10 @@ class Target:
         """The ``/api/v2/lineage`` answer for these parameters."""
         if self.db_url:
             return self._on_db(_directed, node_id, direction, depth, as_of, max_nodes)
-        params: dict[str, Any] = {
-            "nodeId": node_id,
-            "direction": direction,
-            "depth": depth,
-            "maxNodes": max_nodes,
-        }
-        if as_of:
-            params["asOf"] = as_of
-        return self._get("/api/v2/lineage", params)
+        walk = cast(Literal["upstream", "downstream", "both"], direction)
+        return self._remote(
+            v2.lineage(node_id, direction=walk, depth=depth, as_of=as_of, max_nodes=max_nodes)
+        )
 
     def impact(
         self,
@@ -95,80 +93,72 @@ class Target:
     ) -> dict[str, Any]:
         """The ``/api/v2/impact`` JSON answer for these parameters."""
         if self.db_url:
-            return self._on_db(
-                _impact, node_id, depth, as_of, edges, namespaces, jobs, max_nodes
+            return self._on_db(_impact, node_id, depth, as_of, edges, namespaces, jobs, max_nodes)
+        which = cast(Literal["direct", "indirect", "all"], edges)
+        return self._remote(
+            v2.impact(
+                node_id,
+                depth=depth,
+                as_of=as_of,
+                edges=which,
+                namespaces=namespaces,
+                jobs=jobs,
+                max_nodes=max_nodes,
             )
-        params: dict[str, Any] = {
-            "nodeId": node_id,
-            "depth": depth,
-            "edges": edges,
-            "maxNodes": max_nodes,
-            "namespace": list(namespaces),
-            "job": list(jobs),
-        }
-        if as_of:
-            params["asOf"] = as_of
-        return self._get("/api/v2/impact", params)
+        )
 
     def search(self, text: str, kind: str | None, limit: int) -> dict[str, Any]:
         """The ``/api/v1/search`` answer for these parameters."""
         if self.db_url:
             return self._on_db(_search, text, kind, limit)
-        params: dict[str, Any] = {"q": text, "limit": limit}
-        if kind:
-            params["filter"] = kind
-        return self._get("/api/v1/search", params)
+        only = cast(Literal["dataset", "job"] | None, kind)
+        return self._remote(v1.search(text, filter=only, limit=limit))
 
-    def drift(self, dataset: str | None, since: str | None, breaking: bool,
-              limit: int) -> dict[str, Any]:
+    def drift(
+        self, dataset: str | None, since: str | None, breaking: bool, limit: int
+    ) -> dict[str, Any]:
         """The ``/api/v2/drift`` answer for these parameters."""
         if self.db_url:
             return self._on_db(_drift, dataset, since, breaking, limit)
-        params: dict[str, Any] = {"limit": limit}
-        if dataset:
-            params["dataset"] = dataset
-        if since:
-            params["since"] = since
-        if breaking:
-            params["breaking"] = "true"
-        return self._get("/api/v2/drift", params)
+        return self._remote(
+            v2.drift(dataset=dataset, since=since, breaking=True if breaking else None, limit=limit)
+        )
 
-    def get(self, path: str, params: dict[str, Any],
-            on_db: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
+    def get(
+        self, path: str, params: dict[str, Any], on_db: Callable[..., dict[str, Any]], *args: Any
+    ) -> dict[str, Any]:
         """``path``'s answer from the server, or ``on_db(conn, *args)``'s with ``--db``."""
         if self.db_url:
             return self._on_db(on_db, *args)
-        return self._get(path, params)
+        return self._remote(Call("GET", path, raw, params))
 
-    def send(self, method: str, path: str, body: Any = None,
-             params: dict[str, Any] | None = None) -> dict[str, Any]:
+    def send(
+        self, method: str, path: str, body: Any = None, params: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """A write through the server's API; its JSON answer (empty for 204)."""
-        return self._get(path, params or {}, method=method, body=body)
+        if body is None:
+            return self._remote(Call(method, path, raw, params or {}))
+        call = Call.json(method, path, raw, body)
+        return self._remote(replace(call, params=params or {}))
 
-    def _get(self, path: str, params: dict[str, Any], *, method: str = "GET",
-             body: Any = None) -> dict[str, Any]:
+    def _remote(self, call: Call[Any]) -> dict[str, Any]:
+        """``call``'s answer as the server sent it, through :mod:`headwater.client`.
+
+        Sent with the raw reader, so ``--format json`` prints the server's own JSON;
+        a text answer (CSV) comes back as ``{"text": ...}``, a 204 as ``{}``.
+        """
+        context = click.get_current_context(silent=True)
+        token = context.meta.get(_TOKEN_KEY) if context is not None else None
         try:
-            context = click.get_current_context(silent=True)
-            token = context.meta.get(_TOKEN_KEY) if context is not None else None
-            auth = {"headers": {"Authorization": f"Bearer {token}"}} if token else {}
-            if method == "GET":
-                response = httpx.get(f"{self.url}{path}", params=params, timeout=60, **auth)
-            else:
-                response = httpx.request(method, f"{self.url}{path}", params=params, json=body,
-                                         timeout=60, **auth)
-        except httpx.HTTPError as exc:
-            raise click.ClickException(f"cannot reach {self.url}: {exc}") from exc
-        if response.status_code >= 400:
-            try:
-                message = response.json().get("error", response.text)
-            except ValueError:
-                message = response.text
-            raise click.ClickException(f"{message} (HTTP {response.status_code})")
-        if response.status_code == 204:
+            with Client(self.url, token=token, timeout=60.0) as client:
+                answer = client.send(replace(call, read=raw))
+        except ClientError as exc:
+            raise click.ClickException(str(exc)) from exc
+        if answer is None:
             return {}
-        if response.headers.get("content-type", "").startswith("text/"):
-            return {"text": response.text}
-        body: dict[str, Any] = response.json()
+        if isinstance(answer, str):
+            return {"text": answer}
+        body: dict[str, Any] = answer
         return body
 
     def _on_db(self, query: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
@@ -234,8 +224,9 @@ def _search(conn: Any, text: str, kind: str | None, limit: int) -> dict[str, Any
     return {"totalCount": total, "results": results}
 
 
-def _drift(conn: Any, dataset: str | None, since: str | None, breaking: bool,
-           limit: int) -> dict[str, Any]:
+def _drift(
+    conn: Any, dataset: str | None, since: str | None, breaking: bool, limit: int
+) -> dict[str, Any]:
     from headwater.server.routes.drift import DriftList, drift_answer
 
     answer = drift_answer(conn, since, None, dataset, True if breaking else None, limit, 0)

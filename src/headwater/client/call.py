@@ -53,6 +53,9 @@ class Call(Generic[T]):
     # False for a write that creates something new each time it is sent (a token, a
     # block): see headwater.client.retry for what is repeated then.
     idempotent: bool = True
+    # Error statuses whose body is still the operation's answer when it reads as one:
+    # a batch whose every event is refused is a 400 that lists them all.
+    answered_by: frozenset[int] = frozenset()
 
     def with_params(self, **changes: Any) -> Call[T]:
         """The same call with some query parameters replaced (how pages advance)."""

@@ -62,12 +62,13 @@ class Session:
         """``(result, None)``, or ``(None, seconds)`` to retry; raises an APIError."""
         status = response.status_code
         if status < 400:
+            return call.read(response, self.strict), None
+        if status in call.answered_by:
             try:
-                return call.read(response, self.strict), None
+                # Not strictly: the answer carries the error body's fields as well.
+                return call.read(response, False), None
             except UnexpectedAnswer:
-                raise
-            except ValueError as exc:  # a reader's own parse failure
-                raise UnexpectedAnswer(str(exc)) from exc
+                pass  # an error body of the ordinary kind: raised below
         if self.retry.status_is_retriable(status, call.idempotent):
             delay = self.retry.delay(attempt, response.headers.get("retry-after"))
             if delay is not None:

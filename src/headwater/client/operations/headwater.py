@@ -5,6 +5,7 @@ function that builds a :class:`Call`."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Literal
 
@@ -78,10 +79,15 @@ def ingest(event: Mapping[str, Any], *, gzip: bool = False) -> Call[IngestResult
 
 
 def ingest_batch(events: Sequence[Mapping[str, Any]], *, gzip: bool = False) -> Call[BatchResult]:
-    """Store a batch of events; refused ones are listed, the others stored."""
-    return Call.json(
+    """Store a batch of events; refused ones are listed, the others stored.
+
+    A batch whose every event is refused is answered too (the server's 400 lists
+    them), with ``summary.successful == 0``.
+    """
+    call = Call.json(
         "POST", "/api/v1/lineage/batch", model(BatchResult), list(events), compress=gzip
     )
+    return replace(call, answered_by=frozenset({400}))
 
 
 def health() -> Call[Health]:
