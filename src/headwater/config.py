@@ -55,6 +55,20 @@ setting                     environment variable                  meaning (defau
 ``workers``                 ``HEADWATER_WORKERS``                 server processes sharing the
                                                                   port (``1``); more use more
                                                                   cores for ingestion
+``connect_url``             ``HEADWATER_CONNECT_URL``             a Kafka Connect REST API the
+                                                                  server polls for connector
+                                                                  lineage (none: no poller); one
+                                                                  worker only
+``connect_bootstrap_servers``  ``HEADWATER_CONNECT_BOOTSTRAP_SERVERS``  the Kafka cluster of the
+                                                                  Connect workers, naming topics
+                                                                  (none)
+``connect_namespace``       ``HEADWATER_CONNECT_NAMESPACE``       job namespace of the connectors
+                                                                  (``kafka-connect://host:port``
+                                                                  of ``connect_url``)
+``connect_interval``        ``HEADWATER_CONNECT_INTERVAL``        time between polls, e.g.
+                                                                  ``10s`` (``10s``)
+``connect_state``           ``HEADWATER_CONNECT_STATE``           the poller's state file
+                                                                  (``<data_dir>/connect-state.json``)
 ==========================  ====================================  ================================
 
 A test keeps this table, :class:`Settings` and ``headwater serve --help`` in
@@ -116,6 +130,11 @@ class Settings:
     log_level: str = "info"
     access_log: bool = False
     workers: int = 1
+    connect_url: str | None = None
+    connect_bootstrap_servers: str | None = None
+    connect_namespace: str | None = None
+    connect_interval: float = 10.0
+    connect_state: Path | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -149,6 +168,13 @@ class Settings:
         if self.cors_origins is not None:
             object.__setattr__(self, "cors_origins",
                                tuple(_origin(o) for o in self.cors_origins) or None)
+        if self.connect_url == "":
+            object.__setattr__(self, "connect_url", None)
+        if self.connect_url and self.workers > 1:
+            raise ConfigError("connect_url is polled by one process: serve it with one worker, "
+                              "or run `headwater connect watch` beside the server")
+        if not self.connect_interval > 0:
+            raise ConfigError(f"connect_interval must be positive, got {self.connect_interval}")
         if self.api_key == "":
             # An empty key would make every request "authenticated"; treat as unset.
             object.__setattr__(self, "api_key", None)
@@ -159,6 +185,11 @@ class Settings:
         if self.db_url:
             return self.db_url
         return f"sqlite:///{self.data_dir / 'headwater.db'}"
+
+    @property
+    def connect_state_path(self) -> Path:
+        """The poller's state file: ``connect_state`` or ``connect-state.json`` in ``data_dir``."""
+        return self.connect_state or self.data_dir / "connect-state.json"
 
     @property
     def base_url(self) -> str:
@@ -194,7 +225,7 @@ class Settings:
 def _convert(name: str, raw: str) -> Any:
     """Turn one environment string into the field's type, naming the variable on error."""
     var = ENV_PREFIX + name.upper()
-    if name == "audit_retention":
+    if name in {"audit_retention", "connect_interval"}:
         return parse_duration(raw, var)
     if name in {"allowed_hosts", "cors_origins"}:
         return _split_hosts(raw)
@@ -215,7 +246,7 @@ def _convert(name: str, raw: str) -> Any:
         if lowered in _FALSE:
             return False
         raise ConfigError(f"{var} must be true or false, got {raw!r}")
-    if name in {"data_dir", "audit_file"}:
+    if name in {"data_dir", "audit_file", "connect_state"}:
         return Path(raw)
     return raw
 

@@ -89,6 +89,21 @@ _OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--workers", "workers"), {"type": click.IntRange(min=1), "help": "Server processes "
                                 "sharing the port; more use more cores for ingestion. "
                                 "[HEADWATER_WORKERS; 1]"}),
+    (("--connect-url", "connect_url"), {"metavar": "URL", "help": "Poll this Kafka Connect "
+                                        "REST API and store its connectors' lineage (one worker "
+                                        "only; docs/connect.md). [HEADWATER_CONNECT_URL]"}),
+    (("--connect-bootstrap-servers", "connect_bootstrap_servers"), {
+        "metavar": "LIST", "help": "The Kafka cluster the Connect workers use, naming topics. "
+        "[HEADWATER_CONNECT_BOOTSTRAP_SERVERS]"}),
+    (("--connect-namespace", "connect_namespace"), {
+        "metavar": "NAME", "help": "Job namespace of the connectors. "
+        "[HEADWATER_CONNECT_NAMESPACE; kafka-connect://<host:port of --connect-url>]"}),
+    (("--connect-interval", "connect_interval"), {
+        "metavar": "DURATION", "callback": _duration, "help": "Time between polls of "
+        "--connect-url (10s, 1m). [HEADWATER_CONNECT_INTERVAL; 10s]"}),
+    (("--connect-state", "connect_state"), {
+        "type": click.Path(dir_okay=False, path_type=Path), "help": "The poller's state file. "
+        "[HEADWATER_CONNECT_STATE; <data-dir>/connect-state.json]"}),
 ]
 
 

@@ -20,6 +20,7 @@ from headwater.server.handlers import install_handlers
 
 if TYPE_CHECKING:
     from headwater.server.access import Access
+    from headwater.server.connect_poller import ConnectPoller
     from headwater.store import Store
 
 __all__ = ["create_app", "open_store"]
@@ -53,7 +54,10 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         access.audit.start()
+        poller = _connect_poller(settings, active_store)
         yield
+        if poller is not None:
+            poller.close()  # before the store closes: a poll may be writing
         access.audit.close()  # the rows still queued are written before the store closes
         if owns_store:
             logger.info("closing store")
@@ -117,6 +121,17 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
 
     mount_ui(app)
     return app
+
+
+def _connect_poller(settings: Settings, store: Store) -> ConnectPoller | None:
+    """``serve --connect-url``: the Kafka Connect watcher on a thread, writing to ``store``."""
+    if not settings.connect_url:
+        return None
+    from headwater.server.connect_poller import ConnectPoller
+
+    poller = ConnectPoller(settings, store)
+    poller.start()
+    return poller
 
 
 def _access(settings: Settings, store: Store) -> Access:
