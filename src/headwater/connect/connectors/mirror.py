@@ -9,8 +9,8 @@ their names on the target under the replication policy: ``DefaultReplicationPoli
 prefixes ``<source.cluster.alias><separator>`` (``.`` unless
 ``replication.policy.separator`` says otherwise), ``IdentityReplicationPolicy``
 keeps the name. Topics the connector reports having written are mapped back to
-their source topic the same way. Configuration-parsing tests only (no
-MirrorMaker worker runs in the test suite).
+their source topic the same way. Tested on a real worker (Apache Kafka's
+``connect-mirror``) and by configuration parsing.
 """
 
 from __future__ import annotations
