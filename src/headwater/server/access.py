@@ -18,10 +18,12 @@ laptop server should be. Once either exists, a request needing a scope must carr
 ``Authorization: Bearer <secret>`` of a token holding that scope (``--api-key``
 holds all three), except reads when ``--public-reads`` is set. A missing or
 unknown token is a 401, a token without the scope a 403; both are audited
-(rate-limited per client). A token limited to namespaces may read only
-``/api/v1/namespaces`` (filtered), paths under ``/api/v1/namespaces/{one of
-them}`` and ``/openapi.json``; every other read is refused with a 403, because the graph, search and
-event endpoints cross namespaces.
+(rate-limited per client). A token limited to namespaces may read the paths
+under ``/api/v1/namespaces/{one of them}`` and the reads of
+:data:`NAMESPACE_FILTERED_READS`, whose answers are built for the token's
+namespaces only (:class:`headwater.store.reads.scope.NamespaceScope`); a path
+naming another namespace, and every other read, is refused with a 403, so a new
+route is closed to such a token until it filters its answer.
 
 Token digests are cached in memory (:class:`TokenCache`) and reloaded at most
 every :data:`TOKEN_TTL_SECONDS`, at once after a change through this process's
@@ -56,6 +58,7 @@ from headwater.store.transactions import now_utc
 __all__ = [
     "ALL_SCOPES",
     "MISS_RELOAD_SECONDS",
+    "NAMESPACE_FILTERED_READS",
     "OPEN",
     "PRINCIPAL_KEY",
     "TOKEN_TTL_SECONDS",
@@ -84,6 +87,19 @@ _INGEST_PATHS = {"/api/v1/lineage": "ingest", "/api/v1/lineage/batch": "ingest.b
 _READ_PREFIXES = ("/api/", "/openapi.json", "/metrics")
 _ADMIN_READ_PREFIXES = ("/api/v2/tokens", "/api/v2/audit")
 _NAMESPACES = "/api/v1/namespaces"
+#: Reads whose answers are built for a namespace-limited token's namespaces only
+#: (besides the paths under /api/v1/namespaces/{namespace}); the prefixes end in "/".
+NAMESPACE_FILTERED_READS = frozenset({
+    _NAMESPACES,
+    "/openapi.json",  # the API's description holds no data of any namespace
+    "/api/v1/lineage",
+    "/api/v1/column-lineage",
+    "/api/v1/runlineage/upstream",
+    "/api/v1/search",
+    "/api/v1/events/lineage",
+    "/api/v1/jobs/runs/",
+    "/api/v2/lineage",
+})
 
 
 @dataclass(frozen=True)
@@ -333,17 +349,18 @@ def _namespace_refusal(principal: Principal, scope: Scope) -> str | None:
     """Why a namespace-limited token may not make this request; None when it may."""
     raw: bytes = scope.get("raw_path") or scope["path"].encode()
     path = raw.decode("latin-1").split("?", 1)[0]
-    if path in (_NAMESPACES, _NAMESPACES + "/"):
-        return None  # the list route shows the token's namespaces only
-    if path == "/openapi.json":
-        return None  # the API's description holds no data of any namespace
+    if scope["method"] in ("GET", "HEAD") and (
+        path.rstrip("/") in NAMESPACE_FILTERED_READS
+        or any(path.startswith(p) for p in NAMESPACE_FILTERED_READS if p.endswith("/"))
+    ):
+        return None
     if path.startswith(_NAMESPACES + "/"):
         namespace = unquote(path[len(_NAMESPACES) + 1:].split("/", 1)[0])
         if principal.may_see(namespace):
             return None
         return f"token '{principal.name}' may not see namespace '{namespace}'"
     return (f"token '{principal.name}' is limited to namespaces; "
-            f"{scope['path']} is not namespace-scoped")
+            f"{scope['path']} does not answer for a part of the namespaces")
 
 
 def _operation(method: str, path: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from headwater.server.cursors import Cursor, CursorKey
 from headwater.server.deps import StoreDep
 from headwater.server.openapi import error_responses
 from headwater.server.responses import (
@@ -12,7 +13,13 @@ from headwater.server.responses import (
     DatasetVersionList,
     DatasetVersionResponse,
 )
-from headwater.server.routes.reading import Limit, Offset, connection, page, read_router
+from headwater.server.routes.reading import (
+    Limit,
+    Offset,
+    ScopeDep,
+    connection,
+    read_router,
+)
 from headwater.store.reads import datasets as reads
 
 __all__ = ["router"]
@@ -21,32 +28,60 @@ router = read_router()
 # Each route names a namespace (and a dataset) that may not exist.
 _READ: dict[str, Any] = {"tags": ["datasets"], "responses": error_responses(404)}
 _BASE = "/api/v1/namespaces/{namespace}/datasets"
+# Each list's order, as its cursor records it (see headwater.server.cursors).
+_DATASETS = CursorKey("datasets", ("text",), lambda item: (item["name"],))
+_VERSIONS = CursorKey(
+    "dataset-versions", ("time", "text"), lambda item: (item["createdAt"], item["version"])
+)
 
 
 @router.get(_BASE, response_model=DatasetList, **_READ)
 def list_datasets(
-    namespace: str, store: StoreDep, limit: Limit = 100, offset: Offset = 0
+    namespace: str,
+    store: StoreDep,
+    scope: ScopeDep,
+    limit: Limit = 100,
+    offset: Offset = 0,
+    cursor: Cursor = None,
 ) -> dict[str, Any]:
     """The namespace's datasets by name; 404 if the namespace does not exist."""
     with connection(store) as conn:
-        items, total = reads.list_datasets(conn, namespace, page(limit, offset))
-    return {"datasets": items, "totalCount": total}
+        items, total = reads.list_datasets(
+            conn, namespace, _DATASETS.page(limit, offset, cursor), scope
+        )
+    return {
+        "datasets": items,
+        "totalCount": total,
+        "nextCursor": _DATASETS.next_cursor(items, limit),
+    }
 
 
 @router.get(_BASE + "/{dataset}", response_model=DatasetResponse, **_READ)
-def get_dataset(namespace: str, dataset: str, store: StoreDep) -> dict[str, Any]:
+def get_dataset(namespace: str, dataset: str, store: StoreDep, scope: ScopeDep) -> dict[str, Any]:
     with connection(store) as conn:
-        return reads.get_dataset(conn, namespace, dataset)
+        return reads.get_dataset(conn, namespace, dataset, scope)
 
 
 @router.get(_BASE + "/{dataset}/versions", response_model=DatasetVersionList, **_READ)
 def list_dataset_versions(
-    namespace: str, dataset: str, store: StoreDep, limit: Limit = 100, offset: Offset = 0
+    namespace: str,
+    dataset: str,
+    store: StoreDep,
+    scope: ScopeDep,
+    limit: Limit = 100,
+    offset: Offset = 0,
+    cursor: Cursor = None,
 ) -> dict[str, Any]:
     """The dataset's versions, newest first (one per producing run)."""
     with connection(store) as conn:
-        items, total = reads.list_dataset_versions(conn, namespace, dataset, page(limit, offset))
-    return {"versions": items, "totalCount": total}
+        items, total = reads.list_dataset_versions(
+            conn, namespace, dataset, _VERSIONS.page(limit, offset, cursor), scope
+        )
+    return {
+        "versions": items,
+        "totalCount": total,
+        "nextCursor": _VERSIONS.next_cursor(items, limit),
+    }
 
 
 @router.get(
@@ -55,7 +90,7 @@ def list_dataset_versions(
     **_READ,
 )
 def get_dataset_version(
-    namespace: str, dataset: str, version: str, store: StoreDep
+    namespace: str, dataset: str, version: str, store: StoreDep, scope: ScopeDep
 ) -> dict[str, Any]:
     with connection(store) as conn:
-        return reads.get_dataset_version(conn, namespace, dataset, version)
+        return reads.get_dataset_version(conn, namespace, dataset, version, scope)

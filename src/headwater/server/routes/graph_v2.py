@@ -20,7 +20,6 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import sqlalchemy as sa
-
 from fastapi import Query
 
 from headwater.graph.model import Direction, NodeType
@@ -29,6 +28,7 @@ from headwater.server.deps import StoreDep
 from headwater.server.openapi import error_responses
 from headwater.server.responses import V2Graph
 from headwater.server.routes.reading import (
+    ScopeDep,
     connection,
     node_id_query,
     parse_node_id,
@@ -38,6 +38,7 @@ from headwater.server.routes.reading import (
 )
 from headwater.store.reads.lineage import ColumnLineage, RunLineage, TableLineage
 from headwater.store.reads.nodes import node_summaries, pinned_version, require_node
+from headwater.store.reads.scope import EVERYTHING, NamespaceScope
 from headwater.store.reads.visibility import HiddenNodes
 
 __all__ = ["directed_lineage", "router"]
@@ -46,11 +47,15 @@ router = read_router()
 
 
 @router.get(
-    "/api/v2/lineage", response_model=V2Graph, responses=error_responses(404), tags=["lineage v2"]
+    "/api/v2/lineage",
+    response_model=V2Graph,
+    responses=error_responses(404),
+    tags=["lineage v2"],
 )
 def get_directed_lineage(
     nodeId: Annotated[str, node_id_query()],  # noqa: N803 - the API's camelCase names
     store: StoreDep,
+    scope: ScopeDep,
     direction: Literal["upstream", "downstream", "both"] = "both",
     depth: Annotated[int, Query(ge=0, le=100)] = 10,
     asOf: Annotated[  # noqa: N803
@@ -61,7 +66,7 @@ def get_directed_lineage(
     """The directed graph around ``nodeId``."""
     as_of = parse_time(asOf, "asOf")
     with connection(store) as conn:
-        return directed_lineage(conn, nodeId, direction, depth, as_of, maxNodes)
+        return directed_lineage(conn, nodeId, direction, depth, as_of, maxNodes, scope)
 
 
 def directed_lineage(
@@ -71,15 +76,21 @@ def directed_lineage(
     depth: int,
     as_of: datetime | None,
     max_nodes: int,
+    scope: NamespaceScope = EVERYTHING,
 ) -> dict[str, Any]:
-    """The ``/api/v2/lineage`` answer, computed on an open connection (also used by the CLI)."""
+    """The ``/api/v2/lineage`` answer, computed on an open connection (also used by the CLI).
+
+    Only nodes inside ``scope`` are met: a node outside it is 404 like a missing one,
+    and the walk stops at the scope's boundary.
+    """
     node = parse_node_id(node_id)
-    hidden = HiddenNodes(conn)  # one "was anything deleted?" probe for the whole answer
+    # One "was anything deleted?" probe for the whole answer, and the scope's boundary.
+    hidden = HiddenNodes(conn, scope)
     require_node(conn, node, hidden)
     source: NeighbourSource
     root = str(node)
     if node.type is NodeType.RUN or (node.type is NodeType.DATASET and node.version):
-        source = RunLineage(conn)
+        source = RunLineage(conn, hidden)
         root = node_id
     elif node.type is NodeType.DATASET_FIELD:
         if node.version:
@@ -89,7 +100,7 @@ def directed_lineage(
     else:
         source = TableLineage(conn, as_of, hidden)
     graph = walk(source, root, Direction(direction), depth, max_nodes)
-    data = node_summaries(conn, [n.id for n in graph.nodes], as_of)
+    data = node_summaries(conn, [n.id for n in graph.nodes], as_of, scope)
     return {
         "nodeId": root,
         "direction": direction,

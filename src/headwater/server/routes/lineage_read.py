@@ -22,6 +22,7 @@ from headwater.server.deps import StoreDep
 from headwater.server.openapi import error_responses
 from headwater.server.responses import LineageGraph, UpstreamRunLineage
 from headwater.server.routes.reading import (
+    ScopeDep,
     connection,
     node_id_query,
     parse_node_id,
@@ -33,6 +34,7 @@ from headwater.store.reads import jobs as job_reads
 from headwater.store.reads import runs as run_reads
 from headwater.store.reads.lineage import ColumnLineage, TableLineage
 from headwater.store.reads.nodes import field_types, pinned_version, require_node
+from headwater.store.reads.visibility import HiddenNodes
 
 __all__ = ["MAX_V1_NODES", "router"]
 
@@ -70,24 +72,27 @@ def _marquez_nodes(graph: Graph, node_type: str, data: dict[str, Any]) -> list[d
 def get_lineage(
     nodeId: Annotated[str, node_id_query(NodeType.DATASET, NodeType.JOB)],  # noqa: N803
     store: StoreDep,
+    scope: ScopeDep,
     depth: Depth = 20,
 ) -> dict[str, Any]:
     """The dataset/job graph upstream and downstream of ``nodeId``, ``depth`` edges deep."""
     node = parse_node_id(nodeId, allowed=(NodeType.DATASET, NodeType.JOB))
     with connection(store) as conn:
-        require_node(conn, node)
-        graph = walk(TableLineage(conn), str(node), Direction.BOTH, depth, MAX_V1_NODES)
+        hidden = HiddenNodes(conn, scope)
+        require_node(conn, node, hidden)
+        graph = walk(TableLineage(conn, None, hidden), str(node), Direction.BOTH, depth,
+                     MAX_V1_NODES)
         parsed = [NodeId.parse(n.id) for n in graph.nodes]
         dataset_rows = dataset_reads.dataset_rows_by_keys(
-            conn, [(p.namespace, p.name) for p in parsed if p.type is NodeType.DATASET]
+            conn, [(p.namespace, p.name) for p in parsed if p.type is NodeType.DATASET], scope
         )
         job_rows = job_reads.job_rows_by_keys(
-            conn, [(p.namespace, p.name) for p in parsed if p.type is NodeType.JOB]
+            conn, [(p.namespace, p.name) for p in parsed if p.type is NodeType.JOB], scope
         )
         data: dict[str, Any] = {}
-        for record in dataset_reads.dataset_records(conn, dataset_rows):
+        for record in dataset_reads.dataset_records(conn, dataset_rows, scope):
             data[f"dataset:{record['namespace']}:{record['name']}"] = record
-        for record in job_reads.job_records(conn, job_rows):
+        for record in job_reads.job_records(conn, job_rows, scope=scope):
             data[f"job:{record['namespace']}:{record['name']}"] = record
     return {"graph": _marquez_nodes(graph, "", data)}
 
@@ -98,6 +103,7 @@ def get_column_lineage(
         str, node_id_query(NodeType.DATASET, NodeType.DATASET_FIELD, NodeType.JOB)
     ],
     store: StoreDep,
+    scope: ScopeDep,
     depth: Depth = 20,
     withDownstream: bool = False,  # noqa: N803
 ) -> dict[str, Any]:
@@ -110,18 +116,19 @@ def get_column_lineage(
     node = parse_node_id(nodeId, allowed=(NodeType.DATASET, NodeType.DATASET_FIELD, NodeType.JOB))
     direction = Direction.BOTH if withDownstream else Direction.UPSTREAM
     with connection(store) as conn:
-        require_node(conn, NodeId(node.type, node.namespace, node.name, node.field))
+        hidden = HiddenNodes(conn, scope)
+        require_node(conn, NodeId(node.type, node.namespace, node.name, node.field), hidden)
         as_of, version_fields = (
             pinned_version(conn, node) if node.version and node.type is not NodeType.JOB
             else (None, [])
         )
-        source = ColumnLineage(conn, as_of)
+        source = ColumnLineage(conn, as_of, hidden)
         if node.type is NodeType.DATASET and node.version:
             roots = [str(NodeId.dataset_field(node.namespace, node.name, f))
                      for f in version_fields]
             graph = walk(source, roots, direction, depth, MAX_V1_NODES)
         elif node.type is NodeType.JOB:
-            job = job_reads.get_job(conn, node.namespace, node.name)
+            job = job_reads.get_job(conn, node.namespace, node.name, scope)
             outputs = [f"dataset:{d['namespace']}:{d['name']}" for d in job["outputs"]]
             roots = sorted(source.fields_of(outputs))
             graph = walk(source, roots, direction, depth, MAX_V1_NODES)
@@ -165,6 +172,7 @@ def get_column_lineage(
 def get_run_lineage_upstream(
     runId: Annotated[str, run_id_query()],  # noqa: N803 - Marquez's parameter name
     store: StoreDep,
+    scope: ScopeDep,
     depth: Depth = 20,
 ) -> dict[str, Any]:
     """The run and, ``depth`` hops up, the runs that produced the dataset versions it read.
@@ -174,6 +182,6 @@ def get_run_lineage_upstream(
     """
     run_id = run_id_parameter(runId, "query.runId")
     with connection(store) as conn:
-        if not run_reads.run_rows(conn, [run_id]):
+        if not run_reads.run_rows(conn, [run_id], scope):
             raise NotFoundError(f"run '{run_id}' not found")
-        return {"runs": run_reads.upstream_runs(conn, run_id, depth)}
+        return {"runs": run_reads.upstream_runs(conn, run_id, depth, scope)}

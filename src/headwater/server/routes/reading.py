@@ -18,18 +18,22 @@ from sqlalchemy.exc import SQLAlchemyError
 from headwater.errors import StoreError
 from headwater.events.parse import MAX_NAME_BYTES
 from headwater.graph.model import NodeId, NodeType
+from headwater.server.access import principal_of
 from headwater.server.handlers import RequestError
 from headwater.server.openapi import error_responses
 from headwater.server.routes.encoded import EncodedPathRoute
 from headwater.store.reads.common import Page
+from headwater.store.reads.scope import NamespaceScope
 
 __all__ = [
     "Limit",
     "MAX_LIMIT",
     "MAX_OFFSET",
     "Offset",
+    "ScopeDep",
     "connection",
     "holds_nul",
+    "namespace_scope",
     "node_id_query",
     "page",
     "parse_node_id",
@@ -41,16 +45,31 @@ __all__ = [
 
 #: The largest ``limit`` a list endpoint accepts.
 MAX_LIMIT = 10_000
-#: The largest ``offset``: the databases' 64-bit integer (2^63 - 1).
-MAX_OFFSET = 2**63 - 1
+#: The largest ``offset``. The database reads and drops every row an offset skips, so
+#: a deeper page costs more the deeper it is; past this, page with ``cursor``.
+MAX_OFFSET = 100_000
 
 #: Marquez's paging parameters and defaults; values out of range are a 400 naming them.
 Limit = Annotated[
     int, Query(ge=0, le=MAX_LIMIT, description=f"How many items to return, 0 to {MAX_LIMIT}.")
 ]
 Offset = Annotated[
-    int, Query(ge=0, le=MAX_OFFSET, description="How many items to skip, 0 to 2^63 - 1.")
+    int,
+    Query(
+        ge=0,
+        le=MAX_OFFSET,
+        description=f"How many items to skip, 0 to {MAX_OFFSET:,}; deeper, page with `cursor`.",
+    ),
 ]
+
+
+async def namespace_scope(request: Request) -> NamespaceScope:
+    """The namespaces the request's token may see (all for a token without namespaces)."""
+    return NamespaceScope.of(principal_of(request.scope).namespaces)
+
+
+#: The reads' :class:`NamespaceScope`, for routes that pass it down to the store.
+ScopeDep = Annotated[NamespaceScope, Depends(namespace_scope)]
 
 
 def node_id_query(*allowed: NodeType) -> Any:

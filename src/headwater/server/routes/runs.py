@@ -7,17 +7,26 @@ from typing import Annotated, Any, Literal
 
 from fastapi import Path, Query
 
+from headwater.server.cursors import Cursor, CursorKey
 from headwater.server.deps import StoreDep
 from headwater.server.handlers import RequestError
 from headwater.server.openapi import error_responses
 from headwater.server.responses import ChildRunList, FacetsResponse, RunResponse
-from headwater.server.routes.reading import Limit, Offset, connection, page, read_router
+from headwater.server.routes.reading import (
+    Limit,
+    Offset,
+    ScopeDep,
+    connection,
+    read_router,
+)
 from headwater.store.reads import runs as reads
 
 __all__ = ["RunIdPath", "router", "run_id_parameter", "run_id_query"]
 
 router = read_router()
 _READ: dict[str, Any] = {"tags": ["runs"], "responses": error_responses(404)}
+# The child runs' order, as their cursor records it (see headwater.server.cursors).
+_CHILDREN = CursorKey("child-runs", ("time", "text"), lambda item: (item["createdAt"], item["id"]))
 
 
 def run_id_query() -> Any:
@@ -41,34 +50,39 @@ def run_id_parameter(value: str, field: str = "path.id") -> str:
 
 
 @router.get("/api/v1/jobs/runs/{id}", response_model=RunResponse, **_READ)
-def get_run(id: RunIdPath, store: StoreDep) -> dict[str, Any]:  # noqa: A002 - Marquez's name
+def get_run(id: RunIdPath, store: StoreDep, scope: ScopeDep) -> dict[str, Any]:  # noqa: A002
     """The run: state, times, job version, and the dataset versions it read and wrote."""
     with connection(store) as conn:
-        return reads.get_run(conn, run_id_parameter(id))
+        return reads.get_run(conn, run_id_parameter(id), scope)
 
 
 @router.get("/api/v1/jobs/runs/{id}/facets", response_model=FacetsResponse, **_READ)
 def get_run_facets(
     id: RunIdPath,  # noqa: A002 - Marquez's name
     store: StoreDep,
+    scope: ScopeDep,
     type: Literal["run", "job"] = Query("run"),  # noqa: A002
 ) -> dict[str, Any]:
     """The run's facets (``type=run``) or its job's facets as of this run (``type=job``)."""
     with connection(store) as conn:
-        return {"runId": id, "facets": reads.run_facets(conn, run_id_parameter(id), type)}
+        facets = reads.run_facets(conn, run_id_parameter(id), type, scope)
+    return {"runId": id, "facets": facets}
 
 
 @router.get("/api/v1/jobs/runs/{id}/children", response_model=ChildRunList, **_READ)
 def get_child_runs(
     id: RunIdPath,  # noqa: A002 - Marquez's name
     store: StoreDep,
+    scope: ScopeDep,
     limit: Limit = 100,
     offset: Offset = 0,
+    cursor: Cursor = None,
 ) -> dict[str, Any]:
     """The runs whose ``parent`` facet names this run, oldest first, each with its ``job``.
 
     A headwater addition: a Spark application run's children are its per-action runs.
     """
+    wanted = _CHILDREN.page(limit, offset, cursor)
     with connection(store) as conn:
-        items, total = reads.child_runs(conn, run_id_parameter(id), page(limit, offset))
-    return {"runs": items, "totalCount": total}
+        items, total = reads.child_runs(conn, run_id_parameter(id), wanted, scope)
+    return {"runs": items, "totalCount": total, "nextCursor": _CHILDREN.next_cursor(items, limit)}

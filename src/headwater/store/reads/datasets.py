@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from headwater.errors import NotFoundError
 from headwater.store import tables as t
 from headwater.store.reads.common import Page, aware, chunks, paged
+from headwater.store.reads.scope import EVERYTHING, NamespaceScope
 from headwater.store.reads.visibility import hidden, visible
 
 __all__ = [
@@ -133,13 +134,14 @@ def _dataset_select() -> sa.Select[Any]:
 
 
 def dataset_rows_by_keys(
-    conn: sa.Connection, keys: Sequence[tuple[str, str]]
+    conn: sa.Connection, keys: Sequence[tuple[str, str]], scope: NamespaceScope = EVERYTHING
 ) -> list[sa.Row[Any]]:
-    """Dataset rows (with ``namespace``) for (namespace, name) keys; unknown and
-    soft-deleted ones are skipped."""
+    """Dataset rows (with ``namespace``) for (namespace, name) keys; unknown,
+    soft-deleted and out-of-scope ones are skipped."""
     by_namespace: dict[str, list[str]] = defaultdict(list)
     for namespace, name in set(keys):
-        by_namespace[namespace].append(name)
+        if scope.sees(namespace):
+            by_namespace[namespace].append(name)
     rows: list[sa.Row[Any]] = []
     for namespace, names in by_namespace.items():
         for batch in chunks(sorted(names)):
@@ -151,8 +153,11 @@ def dataset_rows_by_keys(
     return rows
 
 
-def dataset_records(conn: sa.Connection, rows: Sequence[sa.Row[Any]]) -> list[dict[str, Any]]:
-    """Marquez ``Dataset`` records for dataset rows, in the same order."""
+def dataset_records(
+    conn: sa.Connection, rows: Sequence[sa.Row[Any]], scope: NamespaceScope = EVERYTHING
+) -> list[dict[str, Any]]:
+    """Marquez ``Dataset`` records for dataset rows, in the same order; column-lineage
+    inputs and facet references outside ``scope`` left out."""
     if not rows:
         return []
     ids = [r.id for r in rows]
@@ -170,7 +175,7 @@ def dataset_records(conn: sa.Connection, rows: Sequence[sa.Row[Any]]) -> list[di
     ]
     tags = tags_by_subject(conn, [*node_of.values(), *field_nodes])
     facets = _latest_facets(conn, "dataset", list(node_of.values()))
-    lineage = _column_lineage_entries(conn, ids)
+    lineage = _column_lineage_entries(conn, ids, scope)
     modified = _last_modified(conn, ids)
     records = []
     for r in rows:
@@ -200,7 +205,7 @@ def dataset_records(conn: sa.Connection, rows: Sequence[sa.Row[Any]]) -> list[di
                 "description": r.description,
                 "currentVersion": r.current_version_uuid,
                 "columnLineage": lineage.get(r.id),
-                "facets": facets.get(node, {}),
+                "facets": scope.facets(facets.get(node, {})),
                 "deleted": False,
             }
         )
@@ -223,7 +228,7 @@ def _latest_facets(
 
 
 def _column_lineage_entries(
-    conn: sa.Connection, dataset_ids: Sequence[int]
+    conn: sa.Connection, dataset_ids: Sequence[int], scope: NamespaceScope
 ) -> dict[int, list[dict[str, Any]]]:
     cl = t.column_lineage
     src = _ds.alias("src")
@@ -234,7 +239,8 @@ def _column_lineage_entries(
             sa.select(cl, src.c.name.label("source_name"), src_ns.c.name.label("source_namespace"))
             .join(src, src.c.id == cl.c.source_dataset_id)
             .join(src_ns, src_ns.c.id == src.c.namespace_id)
-            .where(cl.c.target_dataset_id.in_(batch), cl.c.target_field != "")
+            .where(cl.c.target_dataset_id.in_(batch), cl.c.target_field != "",
+                   scope.where(src_ns.c.name), *_through_jobs_in(cl, scope))
             .order_by(cl.c.target_field, src_ns.c.name, src.c.name, cl.c.source_field)
         )
         for row in conn.execute(query):
@@ -261,6 +267,21 @@ def _column_lineage_entries(
     }
 
 
+def _through_jobs_in(cl: sa.Table, scope: NamespaceScope) -> list[sa.ColumnElement[bool]]:
+    """SQL: the column-lineage edge came through a run of a job inside ``scope`` (or none)."""
+    if not scope.limited:
+        return []
+    run_ns = (
+        sa.select(_ns.c.name)
+        .select_from(t.runs)
+        .join(t.jobs, t.jobs.c.id == t.runs.c.job_id)
+        .join(_ns, _ns.c.id == t.jobs.c.namespace_id)
+        .where(t.runs.c.uuid == cl.c.run_uuid)
+        .scalar_subquery()
+    )
+    return [sa.or_(cl.c.run_uuid.is_(None), scope.where(run_ns))]
+
+
 def _last_modified(conn: sa.Connection, dataset_ids: Sequence[int]) -> dict[int, Any]:
     """Latest version time per dataset written by a run that completed."""
     dv, r = t.dataset_versions, t.runs
@@ -277,12 +298,12 @@ def _last_modified(conn: sa.Connection, dataset_ids: Sequence[int]) -> dict[int,
 
 
 def list_datasets(
-    conn: sa.Connection, namespace: str, page: Page
+    conn: sa.Connection, namespace: str, page: Page, scope: NamespaceScope = EVERYTHING
 ) -> tuple[list[dict[str, Any]], int]:
     ns_id = namespace_id(conn, namespace)
     query = _dataset_select().where(_ds.c.namespace_id == ns_id, visible(_ds))
     rows, total = paged(conn, query, [_ds.c.name], page)
-    return dataset_records(conn, rows), total
+    return dataset_records(conn, rows, scope), total
 
 
 def _dataset_row(conn: sa.Connection, namespace: str, name: str) -> sa.Row[Any]:
@@ -295,21 +316,29 @@ def _dataset_row(conn: sa.Connection, namespace: str, name: str) -> sa.Row[Any]:
     return row
 
 
-def get_dataset(conn: sa.Connection, namespace: str, name: str) -> dict[str, Any]:
-    return dataset_records(conn, [_dataset_row(conn, namespace, name)])[0]
+def get_dataset(
+    conn: sa.Connection, namespace: str, name: str, scope: NamespaceScope = EVERYTHING
+) -> dict[str, Any]:
+    return dataset_records(conn, [_dataset_row(conn, namespace, name)], scope)[0]
 
 
 # --- dataset versions ----------------------------------------------------------------------
 
 
 def dataset_version_records(
-    conn: sa.Connection, dataset: sa.Row[Any], versions: Sequence[sa.Row[Any]]
+    conn: sa.Connection,
+    dataset: sa.Row[Any],
+    versions: Sequence[sa.Row[Any]],
+    scope: NamespaceScope = EVERYTHING,
 ) -> list[dict[str, Any]]:
-    """Marquez ``DatasetVersion`` records of one dataset's version rows."""
+    """Marquez ``DatasetVersion`` records of one dataset's version rows.
+
+    A version written by a run of a job outside ``scope`` has no ``createdByRun``.
+    """
     from headwater.store.reads.runs import run_records
 
     run_uuids = [v.run_uuid for v in versions if v.run_uuid]
-    runs = {rec["id"]: rec for rec in run_records(conn, run_uuids)}
+    runs = {rec["id"]: rec for rec in run_records(conn, run_uuids, scope)}
     facets = _latest_facets(conn, "dataset_version", [v.uuid for v in versions])
     node = f"dataset:{dataset.namespace}:{dataset.name}"
     tags = tags_by_subject(conn, [node]).get(node, [])
@@ -340,24 +369,26 @@ def dataset_version_records(
                 "lifecycleState": v.lifecycle_state,
                 "description": dataset.description,
                 "createdByRun": runs.get(v.run_uuid) if v.run_uuid else None,
-                "facets": facets.get(v.uuid, {}),
+                "facets": scope.facets(facets.get(v.uuid, {})),
             }
         )
     return records
 
 
 def list_dataset_versions(
-    conn: sa.Connection, namespace: str, name: str, page: Page
+    conn: sa.Connection, namespace: str, name: str, page: Page,
+    scope: NamespaceScope = EVERYTHING,
 ) -> tuple[list[dict[str, Any]], int]:
     dataset = _dataset_row(conn, namespace, name)
     dv = t.dataset_versions
     query = sa.select(dv).where(dv.c.dataset_id == dataset.id)
     rows, total = paged(conn, query, [dv.c.updated_at.desc(), dv.c.uuid.desc()], page)
-    return dataset_version_records(conn, dataset, rows), total
+    return dataset_version_records(conn, dataset, rows, scope), total
 
 
 def get_dataset_version(
-    conn: sa.Connection, namespace: str, name: str, version: str
+    conn: sa.Connection, namespace: str, name: str, version: str,
+    scope: NamespaceScope = EVERYTHING,
 ) -> dict[str, Any]:
     dataset = _dataset_row(conn, namespace, name)
     dv = t.dataset_versions
@@ -366,4 +397,4 @@ def get_dataset_version(
     ).first()
     if row is None:
         raise NotFoundError(f"version '{version}' of dataset '{namespace}:{name}' not found")
-    return dataset_version_records(conn, dataset, [row])[0]
+    return dataset_version_records(conn, dataset, [row], scope)[0]

@@ -18,6 +18,7 @@ from headwater.store.reads.common import Page, aware, chunks, paged, split_node_
 from headwater.store.reads.datasets import namespace_id, tags_by_subject
 from headwater.store.reads.parents import job_parents, job_uuid, latest_runs_per_job
 from headwater.store.reads.runs import run_records
+from headwater.store.reads.scope import EVERYTHING, NamespaceScope
 from headwater.store.reads.visibility import visible
 
 __all__ = [
@@ -50,20 +51,26 @@ def _job_select() -> sa.Select[Any]:
     )
 
 
-def _dataset_ids(node_ids: Any) -> list[dict[str, str]]:
-    """``["dataset:ns:name", ...]`` (as stored in a job version) -> Marquez DatasetIds."""
+def _dataset_ids(node_ids: Any, scope: NamespaceScope) -> list[dict[str, str]]:
+    """``["dataset:ns:name", ...]`` (as stored in a job version) -> Marquez DatasetIds,
+    those inside ``scope``."""
     result = []
     for node_id in node_ids or ():
         namespace, name = split_node_key(node_id)
-        result.append({"namespace": namespace, "name": name})
+        if scope.sees(namespace):
+            result.append({"namespace": namespace, "name": name})
     return result
 
 
-def job_rows_by_keys(conn: sa.Connection, keys: Sequence[tuple[str, str]]) -> list[sa.Row[Any]]:
-    """Job rows (with ``namespace`` and current version's io) for (namespace, name) keys."""
+def job_rows_by_keys(
+    conn: sa.Connection, keys: Sequence[tuple[str, str]], scope: NamespaceScope = EVERYTHING
+) -> list[sa.Row[Any]]:
+    """Job rows (with ``namespace`` and current version's io) for (namespace, name) keys
+    inside ``scope``."""
     by_namespace: dict[str, list[str]] = defaultdict(list)
     for namespace, name in set(keys):
-        by_namespace[namespace].append(name)
+        if scope.sees(namespace):
+            by_namespace[namespace].append(name)
     rows: list[sa.Row[Any]] = []
     for namespace, names in by_namespace.items():
         for batch in chunks(sorted(names)):
@@ -81,9 +88,13 @@ def _job_type(facets: dict[str, Any]) -> str:
 
 
 def job_records(
-    conn: sa.Connection, rows: Sequence[sa.Row[Any]], with_runs: bool = True
+    conn: sa.Connection,
+    rows: Sequence[sa.Row[Any]],
+    with_runs: bool = True,
+    scope: NamespaceScope = EVERYTHING,
 ) -> list[dict[str, Any]]:
-    """Marquez ``Job`` records for job rows, in the same order."""
+    """Marquez ``Job`` records for job rows, in the same order; inputs, outputs, a
+    parent and facet references outside ``scope`` left out."""
     if not rows:
         return []
     node_of = {row.id: f"job:{row.namespace}:{row.name}" for row in rows}
@@ -106,7 +117,7 @@ def job_records(
             latest[job_id].append(run_uuid)
     runs = {
         rec["id"]: rec
-        for rec in run_records(conn, [u for uuids in latest.values() for u in uuids])
+        for rec in run_records(conn, [u for uuids in latest.values() for u in uuids], scope)
     }
     records = []
     for row in rows:
@@ -114,6 +125,8 @@ def job_records(
         job_facets = facets.get(node, {})
         latest_runs = [runs[u] for u in latest.get(row.id, []) if u in runs]
         parent = parents.get(row.id)
+        if parent is not None and not scope.sees(parent[0]):
+            parent = None
         records.append(
             {
                 "id": {"namespace": row.namespace, "name": row.name},
@@ -125,13 +138,13 @@ def job_records(
                 "createdAt": aware(row.created_at),
                 "updatedAt": aware(row.updated_at),
                 "namespace": row.namespace,
-                "inputs": _dataset_ids(row.inputs),
-                "outputs": _dataset_ids(row.outputs),
+                "inputs": _dataset_ids(row.inputs, scope),
+                "outputs": _dataset_ids(row.outputs, scope),
                 "location": row.location,
                 "description": _description(job_facets),
                 "latestRun": latest_runs[0] if latest_runs else None,
                 "latestRuns": latest_runs,
-                "facets": job_facets,
+                "facets": scope.facets(job_facets),
                 "currentVersion": row.current_version_uuid,
                 "tags": tags.get(node, []),
             }
@@ -158,22 +171,25 @@ def job_id(conn: sa.Connection, namespace: str, name: str) -> int:
 
 
 def list_jobs(
-    conn: sa.Connection, namespace: str, page: Page
+    conn: sa.Connection, namespace: str, page: Page, scope: NamespaceScope = EVERYTHING
 ) -> tuple[list[dict[str, Any]], int]:
     ns_id = namespace_id(conn, namespace)
     query = _job_select().where(_j.c.namespace_id == ns_id, visible(_j))
     rows, total = paged(conn, query, [_j.c.name], page)
-    return job_records(conn, rows), total
+    return job_records(conn, rows, scope=scope), total
 
 
-def get_job(conn: sa.Connection, namespace: str, name: str) -> dict[str, Any]:
+def get_job(
+    conn: sa.Connection, namespace: str, name: str, scope: NamespaceScope = EVERYTHING
+) -> dict[str, Any]:
     found = job_id(conn, namespace, name)
     row = conn.execute(_job_select().where(_j.c.id == found)).one()
-    return job_records(conn, [row])[0]
+    return job_records(conn, [row], scope=scope)[0]
 
 
 def _version_records(
-    conn: sa.Connection, namespace: str, name: str, rows: Sequence[sa.Row[Any]]
+    conn: sa.Connection, namespace: str, name: str, rows: Sequence[sa.Row[Any]],
+    scope: NamespaceScope,
 ) -> list[dict[str, Any]]:
     latest: dict[str, str] = {}
     if rows:
@@ -183,7 +199,7 @@ def _version_records(
             .order_by(_r.c.created_at, _r.c.uuid)
         ):
             latest[version] = run_uuid  # ascending order: the last one wins
-    runs = {rec["id"]: rec for rec in run_records(conn, list(latest.values()))}
+    runs = {rec["id"]: rec for rec in run_records(conn, list(latest.values()), scope)}
     return [
         {
             "id": {"namespace": namespace, "name": name, "version": row.uuid},
@@ -191,8 +207,8 @@ def _version_records(
             "version": row.uuid,
             "createdAt": aware(row.created_at),
             "namespace": namespace,
-            "inputs": _dataset_ids(row.inputs),
-            "outputs": _dataset_ids(row.outputs),
+            "inputs": _dataset_ids(row.inputs, scope),
+            "outputs": _dataset_ids(row.outputs, scope),
             "location": row.location,
             "latestRun": runs.get(latest.get(row.uuid, "")),
             "facets": {},
@@ -202,16 +218,18 @@ def _version_records(
 
 
 def list_job_versions(
-    conn: sa.Connection, namespace: str, name: str, page: Page
+    conn: sa.Connection, namespace: str, name: str, page: Page,
+    scope: NamespaceScope = EVERYTHING,
 ) -> tuple[list[dict[str, Any]], int]:
     found = job_id(conn, namespace, name)
     query = sa.select(_jv).where(_jv.c.job_id == found)
     rows, total = paged(conn, query, [_jv.c.created_at.desc(), _jv.c.uuid], page)
-    return _version_records(conn, namespace, name, rows), total
+    return _version_records(conn, namespace, name, rows, scope), total
 
 
 def get_job_version(
-    conn: sa.Connection, namespace: str, name: str, version: str
+    conn: sa.Connection, namespace: str, name: str, version: str,
+    scope: NamespaceScope = EVERYTHING,
 ) -> dict[str, Any]:
     found = job_id(conn, namespace, name)
     row = conn.execute(
@@ -219,4 +237,4 @@ def get_job_version(
     ).first()
     if row is None:
         raise NotFoundError(f"version '{version}' of job '{namespace}:{name}' not found")
-    return _version_records(conn, namespace, name, [row])[0]
+    return _version_records(conn, namespace, name, [row], scope)[0]

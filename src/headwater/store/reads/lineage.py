@@ -27,6 +27,7 @@ import sqlalchemy as sa
 from headwater.graph.model import Direction, Edge, NodeId, NodeType, Transformation
 from headwater.store import current_io
 from headwater.store import tables as t
+from headwater.store.driver.listselect import ListSelect
 from headwater.store.queries import LATEST_RUN, latest_run_of_job
 from headwater.store.reads.common import (
     AsOfSelect,
@@ -35,7 +36,6 @@ from headwater.store.reads.common import (
     naive,
     named_in_namespace,
 )
-from headwater.store.driver.listselect import ListSelect
 from headwater.store.reads.runs import run_input_versions
 from headwater.store.reads.visibility import HiddenNodes
 
@@ -269,16 +269,19 @@ class TableLineage:
 class RunLineage:
     """Run-level lineage over runs and the dataset versions they read and wrote."""
 
-    def __init__(self, conn: sa.Connection) -> None:
+    def __init__(self, conn: sa.Connection, hidden: HiddenNodes | None = None) -> None:
         self.conn = conn
+        self.hidden = hidden or HiddenNodes(conn)
 
     def edges_from(self, node_ids: Collection[str], direction: Direction) -> list[Edge]:
         parsed = _parse_all(node_ids)
         runs = [n.name for n in parsed if n.type is NodeType.RUN]
         versions = [n.version for n in parsed if n.type is NodeType.DATASET and n.version]
         if direction is Direction.UPSTREAM:
-            return self._run_inputs(runs) + self._version_producers(versions)
-        return self._run_outputs(runs) + self._version_readers(versions)
+            edges = self._run_inputs(runs) + self._version_producers(versions)
+        else:
+            edges = self._run_outputs(runs) + self._version_readers(versions)
+        return self.hidden.cut_at_scope(edges)
 
     def _run_inputs(self, runs: list[str]) -> list[Edge]:
         edges = []

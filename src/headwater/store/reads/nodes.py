@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from headwater.errors import NotFoundError
 from headwater.graph.model import NodeId, NodeType
 from headwater.store import tables as t
+from headwater.store.driver.listselect import ListSelect
 from headwater.store.queries import LATEST_RUN, latest_run_of_job
 from headwater.store.reads.common import (
     AsOfSelect,
@@ -27,10 +28,10 @@ from headwater.store.reads.common import (
     named_in_namespace,
 )
 from headwater.store.reads.lineage import job_version_column
-from headwater.store.driver.listselect import ListSelect
-from headwater.store.reads.parents import job_parents, run_parents
+from headwater.store.reads.parents import ParentRef, job_parents, run_parents
 from headwater.store.reads.runs import MARQUEZ_RUN_STATES, duration_ms, run_rows
-from headwater.store.reads.visibility import HiddenNodes
+from headwater.store.reads.scope import EVERYTHING, NamespaceScope
+from headwater.store.reads.visibility import HiddenNodes, run_namespaces
 
 __all__ = ["field_types", "node_summaries", "pinned_version", "require_node"]
 
@@ -40,12 +41,13 @@ _ds, _dv, _f = t.datasets, t.dataset_versions, t.fields
 def require_node(conn: sa.Connection, node: NodeId, hidden: HiddenNodes | None = None) -> None:
     """Raise :class:`NotFoundError` unless ``node`` exists in the store (and is not
     soft-deleted). ``hidden``: the walk's own, so the store is asked once per answer."""
+    hidden = hidden or HiddenNodes(conn)
     if node.type is NodeType.RUN:
-        if not run_rows(conn, [node.name]):
+        if not run_rows(conn, [node.name]) or hidden.among([str(node)]):
             raise NotFoundError(f"run '{node.name}' not found")
         return
     subject = node if node.type is NodeType.JOB else node.dataset_id
-    gone = bool((hidden or HiddenNodes(conn)).among([str(subject)]))
+    gone = bool(hidden.among([str(subject)]))
     if node.type is NodeType.JOB:
         if gone or not job_ids(conn, [(node.namespace, node.name)]):
             raise NotFoundError(f"job '{node.name}' not found in namespace '{node.namespace}'")
@@ -182,9 +184,15 @@ def _run_summary(row: sa.Row[Any]) -> dict[str, Any]:
 
 
 def node_summaries(
-    conn: sa.Connection, node_ids: Sequence[str], as_of: datetime | None = None
+    conn: sa.Connection,
+    node_ids: Sequence[str],
+    as_of: datetime | None = None,
+    scope: NamespaceScope = EVERYTHING,
 ) -> dict[str, dict[str, Any]]:
-    """A small ``data`` dict per node id; versions are those current at ``as_of``."""
+    """A small ``data`` dict per node id; versions are those current at ``as_of``.
+
+    A parent job or run outside ``scope`` is left out (None).
+    """
     by_type: dict[NodeType, list[tuple[str, NodeId]]] = defaultdict(list)
     for node_id in node_ids:
         parsed = NodeId.parse(node_id)
@@ -209,6 +217,8 @@ def node_summaries(
         for node_id, n in jobs:
             row = rows.get((n.namespace, n.name))
             parent = parents.get(row.id) if row is not None else None
+            if parent is not None and not scope.sees(parent[0]):
+                parent = None
             result[node_id] = {
                 "namespace": n.namespace,
                 "name": n.name,
@@ -224,6 +234,8 @@ def node_summaries(
         for node_id, n in runs:
             row = rows.get(n.name)
             parent_ref = run_parent.get(n.name)
+            if parent_ref is not None and not _parent_seen(conn, parent_ref, scope):
+                parent_ref = None
             summary = _run_summary(row) if row is not None else {
                 "id": n.name, "state": None, "startedAt": None, "endedAt": None, "durationMs": None
             }
@@ -251,6 +263,15 @@ def node_summaries(
                 "type": types.get(node_id),
             }
     return result
+
+
+def _parent_seen(conn: sa.Connection, parent: ParentRef, scope: NamespaceScope) -> bool:
+    """Whether a run's parent (its job, else the stored parent run's job) is inside ``scope``."""
+    if not scope.limited:
+        return True
+    if parent.job_namespace is not None:
+        return scope.sees(parent.job_namespace)
+    return scope.sees(run_namespaces(conn, [parent.run_id]).get(parent.run_id))
 
 
 def pinned_version(conn: sa.Connection, node: NodeId) -> tuple[datetime, list[str]]:

@@ -172,9 +172,15 @@ def job_parents(conn: sa.Connection, job_ids: Sequence[int]) -> dict[int, tuple[
 
 
 def child_run_rows(
-    conn: sa.Connection, run_uuid: str, page: Page
+    conn: sa.Connection, run_uuid: str, page: Page, *conditions: sa.ColumnElement[bool]
 ) -> tuple[list[str], int]:
-    """The ids of the runs whose parent is ``run_uuid``, oldest first, and their count."""
+    """The ids of the runs whose parent is ``run_uuid``, oldest first, and their count.
+
+    ``conditions`` may name the child's job (``jobs``) and its namespace (``namespaces``).
+    """
     query = sa.select(_r.c.uuid).where(_r.c.parent_run_uuid == run_uuid)
+    if conditions:
+        query = (query.join(_j, _j.c.id == _r.c.job_id)
+                 .join(_ns, _ns.c.id == _j.c.namespace_id).where(*conditions))
     rows, total = paged(conn, query, (_r.c.created_at, _r.c.uuid), page)
     return [row.uuid for row in rows], total

@@ -19,6 +19,8 @@ from headwater.store import tables as t
 from headwater.store.queries import input_version_uuid
 from headwater.store.reads.common import Page, aware, chunks, paged
 from headwater.store.reads.parents import child_run_rows
+from headwater.store.reads.scope import EVERYTHING, NamespaceScope
+from headwater.store.reads.visibility import run_namespaces
 
 __all__ = [
     "InputVersion",
@@ -104,26 +106,36 @@ def _run_select() -> sa.Select[Any]:
     )
 
 
-def run_rows(conn: sa.Connection, run_uuids: Sequence[str]) -> list[sa.Row[Any]]:
+def run_rows(
+    conn: sa.Connection, run_uuids: Sequence[str], scope: NamespaceScope = EVERYTHING
+) -> list[sa.Row[Any]]:
+    """The runs (with ``job_name`` and ``namespace``) of ``run_uuids`` whose job is in ``scope``."""
     rows: list[sa.Row[Any]] = []
     for batch in chunks(sorted(set(run_uuids))):
-        rows += conn.execute(_run_select().where(_r.c.uuid.in_(batch))).all()
+        rows += conn.execute(
+            _run_select().where(_r.c.uuid.in_(batch), scope.where(_ns.c.name))
+        ).all()
     return rows
 
 
-def run_records(conn: sa.Connection, run_uuids: Sequence[str]) -> list[dict[str, Any]]:
-    """Marquez ``Run`` records, in the order of ``run_uuids`` (unknown ids skipped)."""
-    rows = {row.uuid: row for row in run_rows(conn, run_uuids)}
-    return _records(conn, [rows[u] for u in dict.fromkeys(run_uuids) if u in rows])
+def run_records(
+    conn: sa.Connection, run_uuids: Sequence[str], scope: NamespaceScope = EVERYTHING
+) -> list[dict[str, Any]]:
+    """Marquez ``Run`` records, in the order of ``run_uuids`` (unknown ids, and runs of
+    jobs outside ``scope``, skipped)."""
+    rows = {row.uuid: row for row in run_rows(conn, run_uuids, scope)}
+    return _records(conn, [rows[u] for u in dict.fromkeys(run_uuids) if u in rows], scope)
 
 
-def _records(conn: sa.Connection, rows: Sequence[sa.Row[Any]]) -> list[dict[str, Any]]:
+def _records(
+    conn: sa.Connection, rows: Sequence[sa.Row[Any]], scope: NamespaceScope = EVERYTHING
+) -> list[dict[str, Any]]:
     if not rows:
         return []
     uuids = [row.uuid for row in rows]
     inputs: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item in run_input_versions(conn, uuids):
-        if item.version is not None:
+        if item.version is not None and scope.sees(item.namespace):
             inputs[item.run_uuid].append(
                 {
                     "datasetVersionId": {
@@ -141,7 +153,7 @@ def _records(conn: sa.Connection, rows: Sequence[sa.Row[Any]]) -> list[dict[str,
             sa.select(ro.c.run_uuid, ro.c.dataset_version_uuid, _ds.c.name, _ns.c.name)
             .join(_ds, _ds.c.id == ro.c.dataset_id)
             .join(_ns, _ns.c.id == _ds.c.namespace_id)
-            .where(ro.c.run_uuid.in_(batch))
+            .where(ro.c.run_uuid.in_(batch), scope.where(_ns.c.name))
             .order_by(ro.c.run_uuid, _ns.c.name, _ds.c.name)
         )
         for run_uuid, version, name, namespace in conn.execute(query):
@@ -180,7 +192,7 @@ def _records(conn: sa.Connection, rows: Sequence[sa.Row[Any]]) -> list[dict[str,
                 "inputDatasetVersions": inputs.get(row.uuid, []),
                 "outputDatasetVersions": outputs.get(row.uuid, []),
                 "context": {},
-                "facets": facets.get(row.uuid, {}),
+                "facets": scope.facets(facets.get(row.uuid, {})),
             }
         )
     return records
@@ -200,31 +212,39 @@ def _facets_by_run(conn: sa.Connection, uuids: Sequence[str]) -> dict[str, dict[
     return result
 
 
-def get_run(conn: sa.Connection, run_uuid: str) -> dict[str, Any]:
-    records = run_records(conn, [run_uuid])
+def get_run(
+    conn: sa.Connection, run_uuid: str, scope: NamespaceScope = EVERYTHING
+) -> dict[str, Any]:
+    """A run; a run of a job outside ``scope`` is :class:`NotFoundError` like an unknown one."""
+    records = run_records(conn, [run_uuid], scope)
     if not records:
         raise NotFoundError(f"run '{run_uuid}' not found")
     return records[0]
 
 
 def list_runs(
-    conn: sa.Connection, job_id: int, page: Page
+    conn: sa.Connection, job_id: int, page: Page, scope: NamespaceScope = EVERYTHING
 ) -> tuple[list[dict[str, Any]], int]:
-    """A job's runs, newest first."""
+    """A job's runs, newest first (the job is one the caller may see)."""
     query = _run_select().where(_r.c.job_id == job_id)
     rows, total = paged(conn, query, [_r.c.created_at.desc(), _r.c.uuid.desc()], page)
-    return _records(conn, rows), total
+    return _records(conn, rows, scope), total
 
 
-def run_facets(conn: sa.Connection, run_uuid: str, kind: str) -> dict[str, Any]:
+def run_facets(
+    conn: sa.Connection, run_uuid: str, kind: str, scope: NamespaceScope = EVERYTHING
+) -> dict[str, Any]:
     """The run's own facets (``kind='run'``) or its job's facets as of the run (``'job'``)."""
-    row = conn.execute(_run_select().where(_r.c.uuid == run_uuid)).first()
+    row = conn.execute(
+        _run_select().where(_r.c.uuid == run_uuid, scope.where(_ns.c.name))
+    ).first()
     if row is None:
         raise NotFoundError(f"run '{run_uuid}' not found")
     f = t.facets
     if kind == "run":
         where = [f.c.kind == "run", f.c.subject == f"run:{run_uuid}", f.c.run_uuid == ""]
-        return dict(conn.execute(sa.select(f.c.name, f.c.payload).where(*where)).all())
+        own = dict(conn.execute(sa.select(f.c.name, f.c.payload).where(*where)).all())
+        return scope.facets(own)
     job_node = f"job:{row.namespace}:{row.job_name}"
     # Job facets kept per run (e.g. sourceCodeLocation) override the job's latest ones.
     facets = dict(
@@ -241,36 +261,44 @@ def run_facets(conn: sa.Connection, run_uuid: str, kind: str) -> dict[str, Any]:
             )
         ).all()
     )
-    return facets
+    return scope.facets(facets)
 
 
 def child_runs(
-    conn: sa.Connection, run_uuid: str, page: Page
+    conn: sa.Connection, run_uuid: str, page: Page, scope: NamespaceScope = EVERYTHING
 ) -> tuple[list[dict[str, Any]], int]:
     """The runs whose ``parent`` facet names ``run_uuid``, oldest first, each with its job.
 
     A parent run whose own events never arrived still has children; only a run id
-    that is neither stored nor anyone's parent is :class:`NotFoundError`.
+    that is neither stored nor anyone's parent is :class:`NotFoundError`. With a
+    limited ``scope`` only the children of jobs inside it are listed and counted, and
+    the parent must be a stored run inside it.
     """
-    uuids, total = child_run_rows(conn, run_uuid, page)
+    if scope.limited and not run_rows(conn, [run_uuid], scope):
+        raise NotFoundError(f"run '{run_uuid}' not found")
+    uuids, total = child_run_rows(conn, run_uuid, page, scope.where(_ns.c.name))
     if total == 0 and not run_rows(conn, [run_uuid]):
         raise NotFoundError(f"run '{run_uuid}' not found")
     rows = {row.uuid: row for row in run_rows(conn, uuids)}
     ordered = [rows[u] for u in uuids if u in rows]
-    records = _records(conn, ordered)
+    records = _records(conn, ordered, scope)
     for record, row in zip(records, ordered, strict=True):
         record["job"] = {"namespace": row.namespace, "name": row.job_name}
     return records, total
 
 
-def upstream_runs(conn: sa.Connection, run_uuid: str, depth: int) -> list[dict[str, Any]]:
+def upstream_runs(
+    conn: sa.Connection, run_uuid: str, depth: int, scope: NamespaceScope = EVERYTHING
+) -> list[dict[str, Any]]:
     """Marquez's ``UpstreamRunLineage.runs``: the run, then the runs that produced the
     dataset versions it read, ``depth`` hops up; ordered by hop, then job name.
 
     Each entry is ``{job: {namespace, name, version}, run: {id, start, end, status},
     inputs: [{namespace, name, version, producedByRunId}]}``; an input read before any
-    version of it existed is left out (it has no version to name).
+    version of it existed is left out (it has no version to name). Inputs outside
+    ``scope``, and producing runs of jobs outside it, are left out too.
     """
+
     dv = t.dataset_versions
     entries: list[dict[str, Any]] = []
     seen = {run_uuid}
@@ -278,12 +306,17 @@ def upstream_runs(conn: sa.Connection, run_uuid: str, depth: int) -> list[dict[s
     for _hop in range(depth + 1):
         if not frontier:
             break
-        rows = run_rows(conn, frontier)
-        inputs = [i for i in run_input_versions(conn, frontier) if i.version is not None]
+        rows = run_rows(conn, frontier, scope)
+        inputs = [i for i in run_input_versions(conn, [r.uuid for r in rows])
+                  if i.version is not None and scope.sees(i.namespace)]
         producers: dict[str, str | None] = {}
         for batch in chunks(sorted({i.version for i in inputs if i.version})):
             query = sa.select(dv.c.uuid, dv.c.run_uuid).where(dv.c.uuid.in_(batch))
             producers.update(dict(conn.execute(query).all()))
+        if scope.limited:
+            seen_runs = run_namespaces(conn, [p for p in producers.values() if p])
+            producers = {v: p if p and scope.sees(seen_runs.get(p)) else None
+                         for v, p in producers.items()}
         by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for item in inputs:
             by_run[item.run_uuid].append(
