@@ -28,6 +28,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from headwater.errors import HeadwaterError, NotFoundError
+from headwater.store.dialects import UNVERSIONED_OPTION
 from headwater.store.tables import metadata
 from headwater.store.transactions import now_utc, translate, write_transaction
 
@@ -195,6 +196,7 @@ def append_audit(engine: sa.Engine, rows: Sequence[AuditRow]) -> None:
     if not rows:
         return
     with write_transaction(engine) as conn:
+        conn.execution_options(**{UNVERSIONED_OPTION: True})  # no read answer shows it
         conn.execute(sa.insert(audit_log), [
             {"at": r.at, "token_name": r.token_name, "client": r.client,
              "operation": r.operation, "target": r.target, "outcome": r.outcome,
@@ -210,6 +212,7 @@ def prune_audit(engine: sa.Engine, before: datetime) -> int:
     than a day, whatever ``before`` says.
     """
     with write_transaction(engine) as conn:
+        conn.execution_options(**{UNVERSIONED_OPTION: True})  # no read answer shows it
         done = conn.execute(sa.delete(audit_log).where(audit_log.c.at < before))
         return int(done.rowcount or 0)
 

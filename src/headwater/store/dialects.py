@@ -15,6 +15,7 @@ from headwater.store.driver.begin import begin_sqlite
 
 __all__ = [
     "SQLITE_REVISION_PRAGMA",
+    "UNVERSIONED_OPTION",
     "WRITER_OPTION",
     "create_engine",
     "insert",
@@ -44,6 +45,9 @@ WRITER_OPTION = "headwater_writer"
 #: so a reader learns whether anything changed from one PRAGMA. ETags of read
 #: answers are derived from it (``headwater.store.reads.watermark``).
 SQLITE_REVISION_PRAGMA = "user_version"
+#: Execution option of a write transaction no read answer shows (the audit log's):
+#: it leaves the revision as it is, so ETags stay current.
+UNVERSIONED_OPTION = "headwater_unversioned"
 _CHANGES_AT_BEGIN = "headwater_changes_at_begin"
 
 
@@ -104,6 +108,9 @@ def _configure_sqlite(engine: sa.Engine) -> None:
         # Runs just before the COMMIT: a transaction that changed rows bumps the
         # database's revision in the same commit (see SQLITE_REVISION_PRAGMA).
         driver = _driver(conn)
+        if conn.get_execution_options().get(UNVERSIONED_OPTION, False):
+            conn.info.pop(_CHANGES_AT_BEGIN, None)
+            return
         if driver.total_changes != conn.info.pop(_CHANGES_AT_BEGIN, driver.total_changes):
             (revision,) = driver.execute(f"PRAGMA {SQLITE_REVISION_PRAGMA}").fetchone()
             driver.execute(f"PRAGMA {SQLITE_REVISION_PRAGMA} = {(int(revision) + 1) % 2**31}")
