@@ -66,6 +66,13 @@ class _Model(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
 
 
+#: A list's ``nextCursor`` (a headwater addition Marquez clients ignore).
+_NEXT_CURSOR: Any = Field(
+    None,
+    description="Pass as `cursor` for the page after this one; null on the last page.",
+)
+
+
 class ErrorResponse(_Model):
     """The body of every 4xx answer: what went wrong, and which parameter if one did."""
 
@@ -172,6 +179,7 @@ class DatasetResponse(_Model):
 class DatasetList(_Model):
     datasets: list[DatasetResponse]
     totalCount: int
+    nextCursor: str | None = _NEXT_CURSOR
 
 
 # --- runs and jobs -------------------------------------------------------------------------
@@ -222,6 +230,7 @@ class RunResponse(_Model):
 class RunList(_Model):
     runs: list[RunResponse]
     totalCount: int
+    nextCursor: str | None = _NEXT_CURSOR
 
 
 class ChildRun(RunResponse):
@@ -233,6 +242,7 @@ class ChildRun(RunResponse):
 class ChildRunList(_Model):
     runs: list[ChildRun]
     totalCount: int
+    nextCursor: str | None = _NEXT_CURSOR
 
 
 class FacetsResponse(_Model):
@@ -260,6 +270,7 @@ class DatasetVersionResponse(_Model):
 class DatasetVersionList(_Model):
     versions: list[DatasetVersionResponse]
     totalCount: int
+    nextCursor: str | None = _NEXT_CURSOR
 
 
 class JobResponse(_Model):
@@ -286,6 +297,7 @@ class JobResponse(_Model):
 class JobList(_Model):
     jobs: list[JobResponse]
     totalCount: int
+    nextCursor: str | None = _NEXT_CURSOR
 
 
 class JobVersionResponse(_Model):
@@ -304,6 +316,7 @@ class JobVersionResponse(_Model):
 class JobVersionList(_Model):
     versions: list[JobVersionResponse]
     totalCount: int
+    nextCursor: str | None = _NEXT_CURSOR
 
 
 # --- lineage (Marquez v1), search, events --------------------------------------------------
@@ -369,11 +382,13 @@ class SearchResult(_Model):
 class SearchResultList(_Model):
     totalCount: int
     results: list[SearchResult]
+    nextCursor: str | None = _NEXT_CURSOR
 
 
 class EventList(_Model):
     events: list[dict[str, Any]]
     totalCount: int
+    nextCursor: str | None = _NEXT_CURSOR
 
 
 # --- headwater's directed graph (v2) -------------------------------------------------------

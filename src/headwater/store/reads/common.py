@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.sql import operators
 
 from headwater.store import tables as t
 from headwater.store.chunking import chunks
@@ -21,6 +22,7 @@ from headwater.store.driver.listselect import ListSelect
 
 __all__ = [
     "Page",
+    "after_key",
     "aware",
     "chunks",
     "dataset_ids",
@@ -32,13 +34,47 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Page:
-    """``limit``/``offset`` of a list endpoint (Marquez defaults: 100, 0)."""
+    """``limit``/``offset`` of a list endpoint (Marquez defaults: 100, 0), and ``after``:
+    the sort key of the last item of the page before (keyset paging, an opaque cursor
+    in the API), so a deep page seeks through an index instead of skipping rows."""
 
     limit: int = 100
     offset: int = 0
+    after: tuple[Any, ...] | None = None
 
     def apply(self, query: sa.Select[Any]) -> sa.Select[Any]:
         return query.limit(self.limit).offset(self.offset)
+
+
+def _sort_column(term: sa.ColumnElement[Any]) -> tuple[sa.ColumnElement[Any], bool]:
+    """An ORDER BY term as (column, descending)."""
+    if isinstance(term, sa.UnaryExpression) and term.modifier is operators.desc_op:
+        return term.element, True
+    if isinstance(term, sa.UnaryExpression) and term.modifier is operators.asc_op:
+        return term.element, False
+    return term, False
+
+
+def after_key(
+    order_by: Sequence[sa.ColumnElement[Any]], key: Sequence[Any]
+) -> sa.ColumnElement[bool]:
+    """SQL: the row comes after the row whose ``order_by`` values are ``key``.
+
+    ``order_by`` must order the rows totally (its last terms a unique key), and
+    may mix directions. The leading column's range comes first, on its own, so
+    the database seeks an index on it; the exact comparison is a filter after.
+    """
+    if len(key) != len(order_by):
+        raise ValueError(f"a key of {len(order_by)} values is needed, got {len(key)}")
+    terms = [_sort_column(term) for term in order_by]
+    alternatives = []
+    for position, (column, descending) in enumerate(terms):
+        equal = [c == value for (c, _), value in zip(terms[:position], key, strict=False)]
+        beyond = column < key[position] if descending else column > key[position]
+        alternatives.append(sa.and_(*equal, beyond))
+    lead, lead_descending = terms[0]
+    reach = lead <= key[0] if lead_descending else lead >= key[0]
+    return sa.and_(reach, sa.or_(*alternatives))
 
 
 def paged(
@@ -50,11 +86,15 @@ def paged(
     """One page of ``query``'s rows in ``order_by`` order, and how many rows there are in all.
 
     The shape every Marquez list endpoint answers with (items plus ``totalCount``).
+    With ``page.after`` the page starts after the row of that key (``order_by`` must
+    then order the rows totally); ``totalCount`` still counts every row.
     """
     # count(*) over the same FROM and WHERE, not over a subquery of every column, so the
     # databases count from an index. (No paged query is DISTINCT or grouped.)
     counting = query.with_only_columns(sa.func.count(), maintain_column_froms=True)
     total = conn.execute(counting.order_by(None)).scalar_one()
+    if page.after is not None:
+        query = query.where(after_key(order_by, page.after))
     rows = conn.execute(page.apply(query.order_by(*order_by))).all()
     return list(rows), int(total)
 
