@@ -53,6 +53,7 @@ def event(
     inputs: list[dict[str, Any]],
     outputs: list[dict[str, Any]],
     parent: bool = True,
+    app_run: str = APP_RUN,
 ) -> dict[str, Any]:
     facets: dict[str, Any] = {
         "processing_engine": {"name": "spark", "version": "4.1.1"},
@@ -60,7 +61,7 @@ def event(
     if parent:
         facets["parent"] = {
             "job": {"namespace": "default", "name": "app"},
-            "run": {"runId": APP_RUN},
+            "run": {"runId": app_run},
         }
     return {
         "eventType": kind,
@@ -69,8 +70,8 @@ def event(
         "job": {"namespace": "default", "name": job},
         "inputs": inputs,
         "outputs": outputs,
-        "producer": "tests",
-        "schemaURL": "x",
+        "producer": "https://example.com/headwater-tests",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
     }
 
 
@@ -80,6 +81,8 @@ def revenue_job(
     drop_customers: bool = False,
     total_type: str = "decimal(22,2)",
     run_id: str = "01900000-0000-7000-8000-000000000002",
+    app_run: str = APP_RUN,
+    day: str = "2026-01-01",
 ) -> list[dict[str, Any]]:
     """An application that joins orders with customers into gold/revenue (one action)."""
     orders = f"{root}/silver/orders"
@@ -101,9 +104,13 @@ def revenue_job(
     }
     output = dataset(f"{root}/gold/revenue", fields, lineage=lineage)
     job = "app.adaptive_spark_plan.gold_revenue"
+
+    def at(second: int) -> str:
+        return f"{day}T00:00:0{second}Z"
+
     return [
-        event("START", APP_RUN, "app", "2026-01-01T00:00:00Z", [], [], parent=False),
-        event("START", run_id, job, "2026-01-01T00:00:01Z", inputs, [dict(output, facets={})]),
-        event("COMPLETE", run_id, job, "2026-01-01T00:00:02Z", inputs, [output]),
-        event("COMPLETE", APP_RUN, "app", "2026-01-01T00:00:03Z", [], [], parent=False),
+        event("START", app_run, "app", at(0), [], [], parent=False),
+        event("START", run_id, job, at(1), inputs, [dict(output, facets={})], app_run=app_run),
+        event("COMPLETE", run_id, job, at(2), inputs, [output], app_run=app_run),
+        event("COMPLETE", app_run, "app", at(3), [], [], parent=False),
     ]

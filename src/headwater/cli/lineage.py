@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from headwater.cli.lineage_diff import LineageCommand
 from headwater.cli.querying import Target, target_options
 
 __all__ = ["lineage", "to_dot", "to_table_rows"]
@@ -61,7 +62,7 @@ def _print_table(answer: dict[str, Any]) -> None:
         console.print(f"[yellow]cut at {answer['maxNodes']} nodes (raise --max-nodes)[/yellow]")
 
 
-@click.command()
+@click.command(cls=LineageCommand)
 @click.argument("node_id")
 @click.option("--upstream", "direction", flag_value="upstream", help="What NODE_ID comes from.")
 @click.option("--downstream", "direction", flag_value="downstream", help="What NODE_ID feeds.")
