@@ -12,7 +12,9 @@ of the module that calls the foreign library.
     ├── StoreError             the database is unavailable or at the wrong revision
     ├── WriteRefused           the database refused what was written (not retriable)
     ├── NotFoundError          a namespace/dataset/job/run id that does not exist
-    └── TransportError         an event could not be delivered
+    ├── TransportError         an event could not be delivered
+    └── ClientError            headwater.client could not do what was asked
+                               (its subclasses: headwater.client.errors)
 """
 
 from __future__ import annotations

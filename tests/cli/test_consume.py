@@ -41,13 +41,15 @@ _FAST_GROUP = ("-X", "session.timeout.ms=6000", "-X", "heartbeat.interval.ms=100
 class _Consume:
     """One ``headwater consume`` process; its stderr goes to a file read back by the test."""
 
-    def __init__(self, log: Path, *args: str) -> None:
+    def __init__(self, log: Path, *args: str, env: dict[str, str] | None = None) -> None:
         self.log = log
         with log.open("wb") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "headwater", "consume", *args],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                env={k: v for k, v in os.environ.items() if not k.startswith("HEADWATER_")},
+                env={**{k: v for k, v in os.environ.items()
+                        if not k.startswith("HEADWATER_") and k != "FORCE_COLOR"},
+                     **(env or {})},
             )
 
     def output(self) -> str:
@@ -175,6 +177,25 @@ def test_kill_9_mid_way_and_a_restart_store_every_event_exactly_once(
         hashes = conn.execute(sa.text("SELECT count(DISTINCT event_hash) FROM events")).scalar()
     assert hashes == len(events)
     engine.dispose()
+
+
+def test_on_a_terminal_progress_is_a_bar_with_events_per_second(
+    kafka_bootstrap: str, tmp_path: Path, processes: list[_Consume]
+) -> None:
+    db_url = f"sqlite:///{tmp_path / 'lineage.db'}"
+    topic = create_topic(kafka_bootstrap, partitions=1)
+    produce(kafka_bootstrap, topic, list(_messages(_events(50, 5))))
+    # FORCE_COLOR makes rich take stderr for a terminal; COLUMNS keeps the bar on one line.
+    consume = _Consume(tmp_path / "consume.log", *_args(kafka_bootstrap, topic, db_url,
+                                                         "--group", "terminal"),
+                       env={"FORCE_COLOR": "1", "COLUMNS": "250"})
+    processes.append(consume)
+    consume.wait_for(r"50 stored, 0 duplicates, 0 quarantined, lag 0")
+    output = consume.stop()
+    assert f"consuming {topic}" in output and "━" in output and "100%" in output
+    assert re.search(r"[\d,]+ events/s", output)
+    assert "\x1b[" in output
+    assert "headwater consume: consumed" not in output  # the plain lines are for non-terminals
 
 
 @pytest.mark.postgres

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,44 @@ def test_ingest_posts_to_a_running_server(tmp_path: Path) -> None:
         assert code == 1
         assert "401" in err
     assert count_events(db_url) == 2
+
+
+def test_progress_on_a_terminal_is_a_bar_with_events_per_second(tmp_path: Path) -> None:
+    db_url = f"sqlite:///{tmp_path / 'hw.db'}"
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps([run_event(run_id=_run_id(i)) for i in range(30)]))
+    # FORCE_COLOR makes rich take stderr for a terminal, as a tty would be.
+    result = CliRunner().invoke(main, ["ingest", str(path), "--db", db_url, "--progress",
+                                       "--batch-size", "7"], env={"FORCE_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    assert "\x1b[" in result.stderr  # drawn with terminal codes, redrawn in place
+    assert "━" in result.stderr and "100%" in result.stderr
+    assert "events/s" in result.stderr
+    assert "ingesting:" not in result.stderr  # no plain lines on a terminal
+    assert count_events(db_url) == 30
+
+
+def test_progress_off_a_terminal_is_periodic_plain_lines(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    db_url = f"sqlite:///{tmp_path / 'hw.db'}"
+    path = tmp_path / "many.jsonl"
+    path.write_text("\n".join(json.dumps(run_event(run_id=_run_id(i))) for i in range(50)))
+    # A real process whose stderr is a pipe, not a terminal; interval 0: a line per batch.
+    command = [sys.executable, "-m", "headwater", "ingest", str(path), "--db", db_url,
+               "--progress", "--batch-size", "10", "--status-interval", "0"]
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("ingesting: ")]
+    assert len(lines) == 6, done.stderr  # one per batch of 10, and the overall one
+    assert "\x1b[" not in done.stderr
+    assert all("events/s" in line and "bytes)" in line for line in lines)
+    assert lines[0].startswith("ingesting: 10 events (")
+    assert lines[-1].startswith("ingesting: 50 events (100% of ") and "overall" in lines[-1]
+    assert count_events(db_url) == 50
+
+
+def _run_id(n: int) -> str:
+    return f"00000000-0000-4000-8000-{n:012d}"

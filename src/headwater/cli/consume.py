@@ -8,8 +8,9 @@ store commits, so delivery is at least once and a redelivered event is a
 duplicate the store skips. Any number of processes in one group share the
 partitions (on PostgreSQL; SQLite takes one writer at a time).
 
-Progress goes to stderr: a live status on a terminal, otherwise a line every
-``--status-interval`` seconds and one when the process stops (SIGTERM or
+Progress goes to stderr: a progress bar with events/s on a terminal
+(:mod:`headwater.cli.progress`), otherwise a line every ``--status-interval``
+seconds and one when the process stops (SIGTERM or
 Ctrl-C: the batch in hand is finished and committed first). With
 ``--metrics-port`` the same figures, lag per partition included, are served
 in Prometheus text format.
@@ -123,8 +124,8 @@ def consume(topic: str, db_url: str | None, bootstrap_servers: str | None, group
         signal.signal(signum, lambda *_: stop.set())
     say.event(f"consuming {topic} as group {group!r} into {_safe_url(settings.database_url)}")
     try:
-        with _metrics(metrics_port, loop.stats), say.live(loop.stats):
-            loop.run(stop, say.status, status_interval)
+        with _metrics(metrics_port, loop.stats), say.live(loop.stats, topic):
+            loop.run(stop, say.status, say.interval(status_interval))
     except (HeadwaterError, KafkaException) as exc:
         raise click.ClickException(str(exc)) from exc
     finally:
@@ -158,13 +159,17 @@ def _safe_url(url: str) -> str:
 
 
 class _Reporter:
-    """Status to stderr: a rich live line on a terminal, plain lines otherwise."""
+    """Status to stderr: a rich progress bar on a terminal, plain lines otherwise.
 
-    def __init__(self) -> None:
-        from rich.console import Console
+    The bar's total is what the group has consumed plus its lag, so it shows how
+    far behind the topic's end the process is; it is full when caught up.
+    """
 
-        self.console = Console(stderr=True, log_path=False)
-        self._live: Any = None
+    def __init__(self, console: Any = None) -> None:
+        from headwater.cli.progress import stderr_console
+
+        self.console = console or stderr_console()
+        self._bar: Any = None
 
     def event(self, text: str) -> None:
         if self.console.is_terminal:
@@ -172,25 +177,34 @@ class _Reporter:
         else:
             click.echo(f"headwater consume: {text}", err=True)
 
+    def interval(self, seconds: float) -> float:
+        """Seconds between status calls: at least once a second while a bar is drawn."""
+        return min(seconds, 1.0) if self.console.is_terminal else seconds
+
     def status(self, stats: ConsumeStats) -> None:
-        if self._live is not None:
-            self._live.update(stats.line())
-        else:
+        if self._bar is None:
             self.event(stats.line())
+            return
+        lag = stats.total_lag
+        self._bar.total = None if lag is None else stats.consumed + lag
+        detail = (f"{stats.stored} stored, {stats.duplicates} duplicates, "
+                  f"{stats.quarantined} quarantined, lag {'unknown' if lag is None else lag}")
+        self._bar.update(stats.consumed, detail=detail)
 
     @contextlib.contextmanager
-    def live(self, stats: ConsumeStats) -> Iterator[None]:
+    def live(self, stats: ConsumeStats, topic: str) -> Iterator[None]:
         if not self.console.is_terminal:
             yield
             return
-        from rich.live import Live
+        from headwater.cli.progress import EventProgress
 
-        with Live(stats.line(), console=self.console, refresh_per_second=2) as live:
-            self._live = live
+        with EventProgress(f"consuming {topic}", total=None, console=self.console) as bar:
+            self._bar = bar
             try:
+                self.status(stats)
                 yield
             finally:
-                self._live = None
+                self._bar = None
 
 
 @contextlib.contextmanager

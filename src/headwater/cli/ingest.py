@@ -3,9 +3,11 @@
 The file is either one JSON array of events, one JSON event, or JSON Lines
 (one event per line — the format of the agent's file transport and spool).
 Events go straight into the store (``--db``, default: the configured store)
-or, with ``--url``, to a running server's ``/api/v1/lineage/batch``. Either
-way they pass the same validation as the HTTP API; rejected events are
-reported by line (JSON Lines) or position (array) and make the exit status 1.
+or, with ``--url``, to a running server's ``/api/v1/lineage/batch`` (through
+:mod:`headwater.client`). Either way they pass the same validation as the
+HTTP API; rejected events are reported by line (JSON Lines) or position
+(array) and make the exit status 1. Files over 1 MB (or any, with
+``--progress``) show their progress on stderr (:mod:`headwater.cli.progress`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ingest"]
 
-_PROGRESS_MIN_BYTES = 1024 * 1024  # show a progress bar for files larger than this
+_PROGRESS_MIN_BYTES = 1024 * 1024  # show progress for files larger than this
 
 
 @dataclass
@@ -56,9 +58,13 @@ class _Broken:
 @click.option("--batch-size", type=click.IntRange(1, 10_000), default=500, show_default=True,
               help="Events per transaction / per POST.")
 @click.option("--progress/--no-progress", default=None,
-              help="Progress bar (default: on for files over 1 MB on a terminal).")
+              help="Show progress on stderr: a bar on a terminal, else a line every "
+              "--status-interval seconds. [on for files over 1 MB]")
+@click.option("--status-interval", type=click.FloatRange(0), default=10.0, show_default=True,
+              metavar="SECONDS",
+              help="Seconds between progress lines when stderr is not a terminal.")
 def ingest(source: IO[bytes], db_url: str | None, server_url: str | None, api_key: str | None,
-           batch_size: int, progress: bool | None) -> None:
+           batch_size: int, progress: bool | None, status_interval: float) -> None:
     """Ingest the OpenLineage events in FILE (JSON array, one event, or JSON Lines; - is stdin)."""
     from headwater.config import Settings
 
@@ -66,20 +72,18 @@ def ingest(source: IO[bytes], db_url: str | None, server_url: str | None, api_ke
         raise click.UsageError("give --db or --url, not both")
     settings = Settings.from_env(db_url=db_url, api_key=api_key)
     size = _file_size(source)
-    show = progress if progress is not None else (
-        size is not None and size > _PROGRESS_MIN_BYTES and click.get_text_stream("stderr").isatty()
-    )
+    show = progress if progress is not None else (size is not None and size > _PROGRESS_MIN_BYTES)
     tally = _Tally()
     try:
         if server_url:
             sink = _http_sink(server_url.rstrip("/"), settings.api_key, tally)
-            _run(source, size, show, batch_size, sink)
+            _run(source, size, show, batch_size, sink, status_interval)
         else:
             from headwater.server.app import open_store
 
             store = open_store(settings)
             try:
-                _run(source, size, show, batch_size, _store_sink(store, tally))
+                _run(source, size, show, batch_size, _store_sink(store, tally), status_interval)
             finally:
                 store.close()
     except HeadwaterError as exc:
@@ -99,26 +103,28 @@ def ingest(source: IO[bytes], db_url: str | None, server_url: str | None, api_ke
 _Sink = Callable[[list[_Item]], None]
 
 
-def _run(source: IO[bytes], size: int | None, show: bool, batch_size: int, sink: _Sink) -> None:
+def _run(source: IO[bytes], size: int | None, show: bool, batch_size: int, sink: _Sink,
+         interval: float) -> None:
     items, count = _read_items(source)
     if not show:
         for batch in _batches(items, batch_size):
             sink(batch)
         return
-    # A JSON array is decoded whole, so count events; JSON Lines stream, so count bytes.
+    from headwater.cli.progress import EventProgress
+
+    # A JSON array is decoded whole, so its events are counted; JSON Lines stream, so
+    # the bar follows the bytes read while the rate counts events.
     by_events = count is not None
-    stderr = click.get_text_stream("stderr")
-    length = count if by_events else (size or 0)
-    with click.progressbar(length=length, label="ingesting", file=stderr) as bar:
+    progress = EventProgress("ingesting", total=count if by_events else size,
+                             total_in="events" if by_events else "bytes", interval=interval,
+                             echo=lambda line: click.echo(line, err=True))
+    with progress:
         done = 0
         for batch in _batches(items, batch_size):
             sink(batch)
-            if by_events:
-                bar.update(len(batch))
-                continue
-            position = source.tell() if source.seekable() else done
-            bar.update(max(position - done, 0))
-            done = position
+            done += len(batch)
+            position = None if by_events or not source.seekable() else source.tell()
+            progress.update(done, position)
 
 
 def _store_sink(store: Store, tally: _Tally) -> _Sink:
@@ -140,10 +146,9 @@ def _store_sink(store: Store, tally: _Tally) -> _Sink:
 
 
 def _http_sink(base_url: str, api_key: str | None, tally: _Tally) -> _Sink:
-    import httpx
+    from headwater.client import Client, ClientError
 
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    client = httpx.Client(base_url=base_url, headers=headers, timeout=60.0)
+    client = Client(base_url, token=api_key, timeout=60.0)
 
     def sink(batch: list[_Item]) -> None:
         tally.received += len(batch)
@@ -154,28 +159,15 @@ def _http_sink(base_url: str, api_key: str | None, tally: _Tally) -> _Sink:
         if not decoded:
             return
         try:
-            response = client.post("/api/v1/lineage/batch", json=[i.event for i in decoded])
-        except httpx.HTTPError as exc:
-            raise click.ClickException(f"cannot reach {base_url}: {exc}") from exc
-        body = _json_or_none(response)
-        if response.status_code not in (200, 400) or not isinstance(body, dict) or (
-            "summary" not in body
-        ):
-            detail = body.get("error") if isinstance(body, dict) else response.text[:200]
-            raise click.ClickException(f"{base_url} answered {response.status_code}: {detail}")
-        for failed in body.get("failed_events", []):
-            tally.rejected.append(f"{decoded[failed['index']].where}: {failed['reason']}")
-        tally.stored += int(body["summary"]["successful"])
-        tally.duplicates += int(body["summary"].get("duplicates", 0))
+            result = client.ingest_batch([i.event for i in decoded])
+        except ClientError as exc:
+            raise click.ClickException(f"{base_url}: {exc}") from exc
+        for failed in result.failed_events:
+            tally.rejected.append(f"{decoded[failed.index].where}: {failed.reason}")
+        tally.stored += result.summary.successful
+        tally.duplicates += result.summary.duplicates
 
     return sink
-
-
-def _json_or_none(response: Any) -> Any:
-    try:
-        return response.json()
-    except ValueError:
-        return None
 
 
 def _read_items(source: IO[bytes]) -> tuple[Iterator[_Item], int | None]:
