@@ -1,9 +1,9 @@
 """Configuration-parsing tests (no worker runs these connectors): which datasets
 each connector family names from a connector's configuration, the topic side
 of classes no family knows, and the key/value schema from declared converters.
-Debezium PostgreSQL, JDBC, S3 and Iceberg are tested here only; the file
-connectors and MirrorMaker 2 also run on a real worker (test_watch_worker.py,
-test_mirror_worker.py)."""
+JDBC, S3 and Iceberg are tested here only; the file connectors, MirrorMaker 2
+and Debezium PostgreSQL also run on a real worker (test_watch_worker.py,
+test_mirror_worker.py, test_debezium_worker.py)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """A throwaway Kafka Connect worker (standalone mode) on the test broker.
 
 Apache Kafka's own ``connect-runtime``, ``connect-file``, ``connect-json`` and
-``connect-mirror`` jars, of the broker's version, resolved from Maven Central
+``connect-mirror`` jars, of the broker's version, and Debezium's PostgreSQL
+connector (:data:`DEBEZIUM`, the release built against that Kafka version),
+resolved from Maven Central
 with ``mvn`` once into a per-version cache directory (as
 :mod:`tests.support.kafka_broker` resolves the broker's), then started as
 ``ConnectStandalone`` with its REST API on a free 127.0.0.1 port and its
@@ -35,9 +37,12 @@ from tests.support.kafka_broker import (
     missing_tools,
 )
 
-__all__ = ["ConnectWorker", "resolve_connect_classpath", "running_worker", "start_worker"]
+__all__ = ["DEBEZIUM", "ConnectWorker", "resolve_connect_classpath", "running_worker",
+           "start_worker"]
 
 _ARTIFACTS = ("connect-runtime", "connect-file", "connect-json", "connect-mirror")
+#: Debezium's PostgreSQL connector of the release built against the broker's Kafka (4.1.1).
+DEBEZIUM = ("io.debezium", "debezium-connector-postgres", "3.5.0.Final")
 
 _LOG4J2 = """status = warn
 appender.out.type = Console
@@ -68,7 +73,7 @@ def resolve_connect_classpath(version: str = KAFKA_VERSION) -> list[str]:
         return jars
     cache.mkdir(parents=True, exist_ok=True)
     coordinates = (*(("org.apache.kafka", a, version) for a in _ARTIFACTS),
-                   *_LOGGING_DEPENDENCIES)
+                   *_LOGGING_DEPENDENCIES, DEBEZIUM)
     dependencies = "\n".join(
         f"    <dependency><groupId>{g}</groupId><artifactId>{a}</artifactId>"
         f"<version>{v}</version></dependency>" for g, a, v in coordinates)

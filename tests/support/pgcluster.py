@@ -14,6 +14,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,8 +73,11 @@ class PgCluster:
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def start_cluster() -> PgCluster:
-    """initdb + pg_ctl start on 127.0.0.1 and a free port; trust auth, no fsync."""
+def start_cluster(settings: Mapping[str, str] | None = None) -> PgCluster:
+    """initdb + pg_ctl start on 127.0.0.1 and a free port; trust auth, no fsync.
+
+    ``settings`` are further server settings (``{"wal_level": "logical"}``).
+    """
     bin_dir = find_pg_bin()
     if bin_dir is None:
         raise RuntimeError("PostgreSQL server binaries not found (apt-get install postgresql)")
@@ -89,6 +93,7 @@ def start_cluster() -> PgCluster:
                  "--no-sync")
     opts = (f"-p {cluster.port} -c listen_addresses=127.0.0.1 -k {root} -c fsync=off "
             "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
+    opts += "".join(f" -c {key}={value}" for key, value in (settings or {}).items())
     cluster._run("pg_ctl", "-D", str(data), "-o", opts, "-l", str(root / "log"), "-w", "start")
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

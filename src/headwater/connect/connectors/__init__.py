@@ -6,7 +6,7 @@ connector class                                              family (module)    
 ``org.apache.kafka.connect.file.FileStreamSourceConnector``  file (files)       real worker
 ``org.apache.kafka.connect.file.FileStreamSinkConnector``    file (files)       real worker
 ``org.apache.kafka.connect.mirror.MirrorSourceConnector``    mirrormaker2       real worker
-``io.debezium.connector.postgresql.PostgresConnector``       debezium-postgres  config
+``io.debezium.connector.postgresql.PostgresConnector``       debezium-postgres  real worker
 ``io.confluent.connect.jdbc.JdbcSourceConnector``            jdbc               config
 ``io.confluent.connect.jdbc.JdbcSinkConnector``              jdbc               config
 ``io.debezium.connector.jdbc.JdbcSinkConnector``             jdbc               config

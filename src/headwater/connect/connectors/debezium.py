@@ -9,7 +9,8 @@ entry with regex operators other than an escaped dot names no table by
 itself) and from the topics the connector has written
 (``<prefix>.<schema>.<table>``), so a pattern's tables appear once their
 changes flow. ``topic.prefix`` (``database.server.name`` in Debezium 1.x) is
-the topic prefix; topic routing transforms are not followed.
+the topic prefix; topic routing transforms are not followed. Tested on a real
+worker against a real PostgreSQL, and by configuration parsing.
 """
 
 from __future__ import annotations
