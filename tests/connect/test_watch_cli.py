@@ -35,6 +35,12 @@ def test_watch_once_to_a_file_then_again_sends_nothing(connect_worker, kafka_boo
         second = CliRunner().invoke(main, args)
         assert second.exit_code == 0, second.output
         assert out.read_text().count("\n") == lines
+        # No destination: JSON lines on standard output.
+        printed = CliRunner().invoke(main, args[:6] + ["--state", str(tmp_path / "s2.json"),
+                                                       "--once"])
+        assert printed.exit_code == 0, printed.output
+        events = [json.loads(line) for line in printed.stdout.splitlines()]
+        assert [e["eventType"] for e in events if e["job"]["name"] == name] == ["START"]
     finally:
         delete(connect_worker.url, name)
 
@@ -49,3 +55,29 @@ def test_watch_refuses_bad_options(tmp_path: Path):
     interval = CliRunner().invoke(main, ["connect", "watch", "--connect-url", "http://c:8083",
                                          "--interval", "soon"])
     assert interval.exit_code != 0 and "--interval" in interval.output
+
+
+def test_deliver_through_the_http_transport_into_a_server(tmp_path: Path):
+    from fastapi.testclient import TestClient
+
+    from headwater.cli.connect import _deliver
+    from headwater.config import Settings
+    from headwater.connect.events import run_id_for
+    from headwater.server.app import create_app
+    from headwater.store import Store
+    from headwater.transport.http import HttpConfig, HttpTransport
+    from tests.connect.test_watcher import FakeConnect, _watcher
+
+    fake = FakeConnect()
+    fake.set("orders-sink", "RUNNING", [("RUNNING", None)])
+    store = Store.open(f"sqlite:///{tmp_path / 'l.db'}", migrate=True)
+    try:
+        with TestClient(create_app(Settings(), store)) as client:
+            transport = HttpTransport(HttpConfig.from_dict({"url": "http://testserver"}), client)
+            _watcher(fake, _deliver(transport), tmp_path / "s.json").poll()
+            run_id = run_id_for("kafka-connect://connect.example.com:8083", "orders-sink", 0)
+            run = client.get(f"/api/v1/jobs/runs/{run_id}")
+            assert run.status_code == 200, run.text
+            assert run.json()["state"] == "RUNNING"
+    finally:
+        store.close()

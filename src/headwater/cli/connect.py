@@ -1,12 +1,13 @@
 """``headwater connect watch``: Kafka Connect lineage from the Connect REST API.
 
 Events go where ``--url`` (an OpenLineage HTTP endpoint such as ``headwater
-serve``) or ``--file`` (JSONL, for ``headwater ingest``) says, else to the
-console. See docs/connect.md.
+serve``) or ``--file`` (JSONL, for ``headwater ingest``) says, else to standard
+output as JSON lines. See docs/connect.md.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import signal
 import threading
@@ -77,7 +78,7 @@ def watch(connect_url: str, bootstrap_servers: str | None, namespace: str | None
 
     if url and file_path:
         raise click.UsageError("give --url or --file, not both")
-    transport_config: dict[str, Any] = {"type": "console"}
+    transport_config: dict[str, Any] | None = None
     if url:
         transport_config = {"type": "http", "url": url}
         if api_key:
@@ -85,10 +86,10 @@ def watch(connect_url: str, bootstrap_servers: str | None, namespace: str | None
     elif file_path:
         transport_config = {"type": "file", "location": str(file_path)}
     try:
-        transport = create_transport(transport_config)
+        transport = create_transport(transport_config) if transport_config else None
         client = ConnectClient(connect_url)
         watcher = ConnectWatcher(
-            client, _deliver(transport), namespace=namespace,
+            client, _deliver(transport) if transport else _print, namespace=namespace,
             bootstrap_servers=bootstrap_servers,
             state_path=state_path or _default_state(connect_url))
     except HeadwaterError as exc:
@@ -114,7 +115,14 @@ def watch(connect_url: str, bootstrap_servers: str | None, namespace: str | None
         raise click.ClickException(str(exc)) from exc
     finally:
         client.close()
-        transport.close(5.0)
+        if transport is not None:
+            transport.close(5.0)
+
+
+def _print(events: list[dict[str, Any]]) -> None:
+    """No destination given: each event as one JSON line on standard output."""
+    for event in events:
+        click.echo(json.dumps(event, separators=(",", ":")))
 
 
 def _deliver(transport: Any) -> Any:
