@@ -30,6 +30,10 @@ setting                     environment variable                  meaning (defau
                                                                   this, e.g. ``90d``, ``12h``
                                                                   (none: keep every row); at least
                                                                   ``1d``
+``retention``               ``HEADWATER_RETENTION``               delete runs and their raw events
+                                                                  older than this, e.g. ``90d``,
+                                                                  in the background (none: keep
+                                                                  everything)
 ``allowed_hosts``           ``HEADWATER_ALLOWED_HOSTS``           Host header values served,
                                                                   comma-separated;
                                                                   ``.example.com`` matches
@@ -121,6 +125,7 @@ class Settings:
     audit_file: Path | None = None
     audit_reads: bool = False
     audit_retention: float | None = None
+    retention: float | None = None
     allowed_hosts: tuple[str, ...] | None = None
     cors_origins: tuple[str, ...] | None = None
     header_timeout: float = 10.0

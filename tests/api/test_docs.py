@@ -31,6 +31,7 @@ from headwater.server.routes import (
     run_writes,
     runs,
 )
+from headwater.server.routes import producers as producer_routes
 from headwater.server.routes import search as search_routes
 from headwater.server.routes import tags as tag_routes
 
@@ -47,6 +48,7 @@ ROUTES = [
         namespaces, datasets, jobs, runs, lineage_read, graph_v2, impact_routes, search_routes,
         tag_routes, events, drift_routes,
         legacy_writes, run_writes, deletes, access, classification, classification_writes,
+        producer_routes,
     )
     for route in module.router.routes
     for method in sorted(getattr(route, "methods", ()))

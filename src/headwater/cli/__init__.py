@@ -32,6 +32,7 @@ _COMMANDS: dict[str, str] = {
     "lineage": "headwater.cli.lineage:lineage",
     "owners": "headwater.cli.owners:owners",
     "rebuild": "headwater.cli.backup:rebuild",
+    "retention": "headwater.cli.retention:retention",
     "search": "headwater.cli.search:search",
     "sample": "headwater.cli.sample:sample",
     "serve": "headwater.cli.serve:serve",

@@ -58,6 +58,10 @@ _OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--audit-retention", "audit_retention"), {
         "metavar": "DURATION", "callback": _duration, "help": "Prune audit rows older than "
         "this (90d, 12h; at least 1d), hourly. [HEADWATER_AUDIT_RETENTION; keep all]"}),
+    (("--retention", "retention"), {
+        "metavar": "DURATION", "callback": _duration, "help": "Delete runs and their raw "
+        "events older than this (90d), in the background, hourly; never the current graph. "
+        "[HEADWATER_RETENTION; keep all]"}),
     (("--allowed-host", "--allowed-hosts", "allowed_hosts"), {
         "multiple": True, "callback": _hosts, "metavar": "HOST", "help": "A Host header value "
         "to serve (repeatable; .example.com matches subdomains, * any); others get 400. "

@@ -55,9 +55,17 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         access.audit.start()
         poller = _connect_poller(settings, active_store)
+        retention = None
+        if settings.retention is not None:
+            from headwater.server.retention_job import RetentionJob
+
+            retention = RetentionJob(active_store, settings.retention)
+            retention.start()
         yield
         if poller is not None:
             poller.close()  # before the store closes: a poll may be writing
+        if retention is not None:
+            retention.close()
         access.audit.close()  # the rows still queued are written before the store closes
         if owns_store:
             logger.info("closing store")

@@ -58,6 +58,10 @@ SAMPLE_SECONDS = 30.0
 #: The environment variable that puts prometheus-client in multiprocess mode.
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
+# The database refuses (422) only one kind of event on this field: one older than the
+# retention floor (store/retention.py); a malformed eventTime is a 400.
+RETENTION_FIELD = "eventTime"
+
 # Up to the store's largest lot (LOT_EVENTS).
 _LOT_BUCKETS = (1, 2, 5, 10, 25, 50, 100, 250, 500)
 _INGEST_PATHS = frozenset({"/api/v1/lineage", "/api/v1/lineage/batch"})
@@ -91,6 +95,11 @@ class Metrics:
         self.transaction_seconds = Histogram("headwater_store_transaction_seconds",
                                              "Seconds per committed write transaction.",
                                              registry=r)
+        self.before_retention = Counter(
+            "headwater_events_before_retention",
+            "Events refused because their eventTime is before the retention floor "
+            "(a spool replay or consumer rewind of deleted runs); also in refused{status=422}.",
+            registry=r)
         for status in ("400", "422"):
             self.refused.labels(status)  # both series exist from the start, at 0
         self.sampler = TableSampler(store, sample_seconds)
@@ -104,12 +113,17 @@ class Metrics:
         self.duplicates.inc(outcome.duplicates)
         for failed in outcome.failed:
             self.refused.labels(str(failed.status)).inc()
+            if failed.status == 422 and failed.field == RETENTION_FIELD:
+                self.before_retention.inc()
 
-    def ingested_one(self, *, duplicate: bool = False, refused: int | None = None) -> None:
+    def ingested_one(self, *, duplicate: bool = False, refused: int | None = None,
+                     field: str | None = None) -> None:
         """Count one single-event POST: stored (maybe a duplicate) or refused with a status."""
         self.received.inc()
         if refused is not None:
             self.refused.labels(str(refused)).inc()
+            if refused == 422 and field == RETENTION_FIELD:
+                self.before_retention.inc()
             return
         self.stored.inc()
         if duplicate:

@@ -27,6 +27,7 @@ retried first.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -38,7 +39,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from headwater.errors import EventError, HeadwaterError, StoreError, WriteRefused
 from headwater.events.parse import ParsedEvent
-from headwater.store import dialects, producers
+from headwater.store import dialects, producers, retention
 from headwater.store import tables as t
 from headwater.store.checkpoint import WalCheckpointer
 from headwater.store.extract import Facts
@@ -106,6 +107,11 @@ class Store:
         #: seconds (the server's metrics); it runs in the writing thread, so it
         #: must be quick and must not raise.
         self.on_commit: Callable[[int, float], None] | None = None
+        # The retention floor (see retention.py), re-read at most every
+        # FLOOR_REFRESH_SECONDS so no request pays a query for it.
+        self._floor: datetime | None = None
+        self._floor_read_at: float | None = None
+        self._floor_lock = threading.Lock()
 
     @classmethod
     def open(cls, url: str, *, migrate: bool = True) -> Store:
@@ -117,6 +123,10 @@ class Store:
         from headwater.store import migrate as migrations
 
         try:
+            parsed = sa.make_url(url)
+            if (parsed.get_backend_name() == "sqlite" and parsed.database
+                    and parsed.database != ":memory:" and not os.path.exists(parsed.database)):
+                retention.create_sqlite_file(parsed.database)
             engine = dialects.create_engine(url)
         except (ValueError, SQLAlchemyError) as exc:
             raise StoreError(f"cannot open database {url!r}: {exc}") from exc
@@ -158,6 +168,9 @@ class Store:
         unavailable; lots committed before that stay stored (sending the call
         again is harmless: stored events come back as duplicates).
         """
+        floor = self.retention_floor()
+        if floor is not None and any(ev.time < floor for ev in events):
+            return self._record_above(events, floor)
         results: list[RecordResult] = []
         for start in range(0, len(events), LOT_EVENTS):
             part = list(events[start:start + LOT_EVENTS])
@@ -167,6 +180,37 @@ class Store:
                 raise lot.error
             results.extend(r for r in lot.results if r is not None)
         return results
+
+    def _record_above(self, events: Sequence[ParsedEvent], floor: datetime) -> list[RecordResult]:
+        """Refuse the events older than the retention floor; record the others."""
+        keep = [ev for ev in events if ev.time >= floor]
+        stored = iter(self.record(keep) if keep else [])
+        reason = (f"eventTime {{}} is before the retention floor {floor.isoformat()}Z: runs and "
+                  "events older than that were deleted and are not taken again")
+        return [next(stored) if ev.time >= floor else
+                RecordResult(ev.event_hash, refused=reason.format(ev.time.isoformat() + "Z"),
+                             field="eventTime")
+                for ev in events]
+
+    def retention_floor(self) -> datetime | None:
+        """The event time before which events are refused (None: retention never ran)."""
+        with self._floor_lock:
+            now = time.monotonic()
+            if (self._floor_read_at is None
+                    or now - self._floor_read_at >= retention.FLOOR_REFRESH_SECONDS):
+                try:
+                    with self.engine.connect() as conn:
+                        self._floor = retention.read_floor(conn)
+                    self._floor_read_at = now
+                except SQLAlchemyError:
+                    # The writes that follow meet the same database and fail on their own.
+                    logger.debug("could not read the retention floor", exc_info=True)
+            return self._floor
+
+    def forget_floor(self) -> None:
+        """Re-read the retention floor at the next write (after this process raised it)."""
+        with self._floor_lock:
+            self._floor_read_at = None
 
     def _submit(self, lot: _Lot) -> None:
         """Queue ``lot`` and return once it is written, leading the writing if nobody does."""

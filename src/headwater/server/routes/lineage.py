@@ -58,8 +58,8 @@ async def post_lineage(request: Request) -> JSONResponse:
     metrics = request.app.state.metrics
     try:
         result = await run_in_threadpool(ingest_one, request.app.state.store, payload)
-    except WriteRefused:
-        metrics.ingested_one(refused=REFUSED)
+    except WriteRefused as exc:
+        metrics.ingested_one(refused=REFUSED, field=exc.field)
         raise
     except EventError:
         metrics.ingested_one(refused=INVALID)

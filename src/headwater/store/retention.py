@@ -1,0 +1,261 @@
+"""Retention: delete runs and their raw events older than a window, never the current graph.
+
+``prune(engine, keep)`` with ``cutoff = now - keep``:
+
+1. raises the **floor** (``retention_floor``) to ``cutoff`` and waits ``settle``
+   seconds, so every writer sees it before anything is deleted: from then on
+   the store refuses an event whose ``eventTime`` is before the floor (a spool
+   replay, a consumer rewind), so a deleted run is never brought back;
+2. deletes, in transactions of at most ``batch`` runs each, the runs whose
+   every event is older than the cutoff (``runs.updated_at``, their latest
+   event time), with their raw events, facet-history rows, inputs, outputs,
+   the dataset versions they produced and those versions' drift rows;
+3. drops the per-producer hours before the cutoff;
+4. on SQLite in incremental auto-vacuum mode, gives the freed pages back to
+   the file system a bounded step at a time.
+
+Never deleted (**protected**), so the current graph and every ``asOf``
+answer at or after the cutoff stay as they were:
+
+* for each dataset, its current version and the version in force at the
+  cutoff (the latest with ``updated_at`` before it), and the runs that
+  produced them;
+* for each job, its latest run (its current version) and its latest run
+  created before the cutoff (its version at the cutoff);
+* the parent runs of those runs;
+* every run with an event at or after the cutoff, and every row no run owns:
+  namespaces, datasets, jobs, job versions, column-lineage edges, tags, the
+  raw events of dataset and job events (they carry no run).
+
+Each transaction is short (one batch), so ingestion takes turns with it as
+with any other writer.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import sqlalchemy as sa
+
+from headwater.store import dialects, producers
+from headwater.store import tables as t
+from headwater.store.chunking import chunks
+from headwater.store.tables import metadata
+from headwater.store.transactions import now_utc, write_transaction
+
+__all__ = [
+    "DEFAULT_BATCH",
+    "FLOOR_REFRESH_SECONDS",
+    "Pruned",
+    "create_sqlite_file",
+    "protected_runs",
+    "prune",
+    "read_floor",
+    "retention_floor",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Runs deleted per transaction.
+DEFAULT_BATCH = 500
+#: How stale a process's copy of the floor may be (the store re-reads it this often).
+FLOOR_REFRESH_SECONDS = 5.0
+# Pages handed back to the file system per SQLite transaction.
+_VACUUM_PAGES = 2_000
+
+retention_floor = sa.Table(
+    "retention_floor",
+    metadata,
+    sa.Column("name", sa.String(32), primary_key=True),  # 'events'
+    sa.Column("floor", sa.DateTime(), nullable=False),
+    sa.Column("updated_at", sa.DateTime(), nullable=False),
+)
+_FLOOR_NAME = "events"
+
+
+@dataclass
+class Pruned:
+    """What one :func:`prune` did."""
+
+    cutoff: datetime
+    runs: int = 0
+    events: int = 0
+    dataset_versions: int = 0
+    producer_hours: int = 0
+    protected: int = 0
+    vacuumed_pages: int = 0
+    seconds: float = 0.0
+    transactions: int = 0
+    batch_seconds: list[float] = field(default_factory=list)
+
+
+def read_floor(conn: sa.Connection) -> datetime | None:
+    """The event time before which events are refused, or None if retention never ran."""
+    return conn.scalar(sa.select(retention_floor.c.floor)
+                       .where(retention_floor.c.name == _FLOOR_NAME))
+
+
+def _raise_floor(engine: sa.Engine, cutoff: datetime) -> datetime:
+    with write_transaction(engine) as conn:
+        current = read_floor(conn)
+        floor = cutoff if current is None else max(current, cutoff)
+        stmt = dialects.insert(conn.dialect.name, retention_floor).values(
+            name=_FLOOR_NAME, floor=floor, updated_at=now_utc())
+        conn.execute(stmt.on_conflict_do_update(
+            index_elements=[retention_floor.c.name],
+            set_={"floor": stmt.excluded.floor, "updated_at": stmt.excluded.updated_at}))
+    return floor
+
+
+def protected_runs(conn: sa.Connection, cutoff: datetime) -> set[str]:
+    """The runs retention keeps whatever their age (see the module's docstring)."""
+    v, d, r = t.dataset_versions, t.datasets, t.runs
+    kept: set[str] = set()
+    # Each dataset's current version's producer.
+    kept.update(conn.scalars(sa.select(v.c.run_uuid).join(d, d.c.current_version_uuid == v.c.uuid)
+                             .where(v.c.run_uuid.is_not(None))))
+    # Each dataset's version in force at the cutoff: latest (updated_at, uuid) before it.
+    ranked = sa.select(v.c.run_uuid, sa.func.row_number().over(
+        partition_by=v.c.dataset_id, order_by=(v.c.updated_at.desc(), v.c.uuid.desc())
+    ).label("rank")).where(v.c.updated_at < cutoff).subquery()
+    kept.update(conn.scalars(sa.select(ranked.c.run_uuid)
+                             .where(ranked.c.rank == 1, ranked.c.run_uuid.is_not(None))))
+    # Each job's latest run, and its latest run created before the cutoff.
+    for condition in (sa.true(), r.c.created_at < cutoff):
+        latest = sa.select(r.c.uuid, sa.func.row_number().over(
+            partition_by=r.c.job_id, order_by=(r.c.created_at.desc(), r.c.uuid.desc())
+        ).label("rank")).where(condition).subquery()
+        kept.update(conn.scalars(sa.select(latest.c.uuid).where(latest.c.rank == 1)))
+    # Their parents (an action's application run), up the chain.
+    frontier = set(kept)
+    while frontier:
+        parents: set[str] = set()
+        for part in chunks(sorted(frontier)):
+            parents.update(p for p in conn.scalars(
+                sa.select(r.c.parent_run_uuid).where(r.c.uuid.in_(part),
+                                                     r.c.parent_run_uuid.is_not(None))))
+        frontier = parents - kept
+        kept |= frontier
+    return kept
+
+
+def _old_runs(conn: sa.Connection, cutoff: datetime, after: tuple[datetime, str] | None,
+              limit: int) -> list[tuple[datetime, str]]:
+    r = t.runs
+    query = sa.select(r.c.updated_at, r.c.uuid).where(r.c.updated_at < cutoff)
+    if after is not None:
+        query = query.where(sa.or_(r.c.updated_at > after[0],
+                                   sa.and_(r.c.updated_at == after[0], r.c.uuid > after[1])))
+    return [(row.updated_at, row.uuid) for row in
+            conn.execute(query.order_by(r.c.updated_at, r.c.uuid).limit(limit))]
+
+
+def _delete_runs(conn: sa.Connection, uuids: list[str], into: Pruned) -> None:
+    e, s, v = t.events, t.event_subjects, t.dataset_versions
+    hashes = list(conn.scalars(sa.select(e.c.event_hash).where(e.c.run_uuid.in_(uuids))))
+    for part in chunks(hashes):
+        conn.execute(sa.delete(s).where(s.c.event_hash.in_(part)))
+        into.events += conn.execute(sa.delete(e).where(e.c.event_hash.in_(part))).rowcount or 0
+    versions = list(conn.scalars(sa.select(v.c.uuid).where(v.c.run_uuid.in_(uuids))))
+    for part in chunks(versions):
+        conn.execute(sa.delete(t.dataset_drifts).where(t.dataset_drifts.c.version_uuid.in_(part)))
+        into.dataset_versions += conn.execute(
+            sa.delete(v).where(v.c.uuid.in_(part))).rowcount or 0
+    nodes = [f"run:{u}" for u in uuids]
+    conn.execute(sa.delete(t.facets).where(t.facets.c.run_uuid.in_(uuids)))
+    conn.execute(sa.delete(t.facets).where(t.facets.c.kind == "run",
+                                           t.facets.c.subject.in_(nodes)))
+    conn.execute(sa.delete(t.event_subjects).where(t.event_subjects.c.subject.in_(nodes)))
+    conn.execute(sa.delete(t.run_inputs).where(t.run_inputs.c.run_uuid.in_(uuids)))
+    conn.execute(sa.delete(t.run_outputs).where(t.run_outputs.c.run_uuid.in_(uuids)))
+    into.runs += conn.execute(sa.delete(t.runs).where(t.runs.c.uuid.in_(uuids))).rowcount or 0
+
+
+def prune(engine: sa.Engine, keep: timedelta, *, now: datetime | None = None,
+          batch: int = DEFAULT_BATCH, settle: float = 2 * FLOOR_REFRESH_SECONDS,
+          progress: Callable[[Pruned, int], None] | None = None) -> Pruned:
+    """Delete what is older than ``keep`` (see the module's docstring); what was deleted.
+
+    ``progress(pruned, candidates_seen)`` is called after each transaction.
+    """
+    began = time.perf_counter()
+    cutoff = (now or now_utc()) - keep
+    done = Pruned(cutoff=cutoff)
+    _raise_floor(engine, cutoff)
+    if settle > 0:
+        time.sleep(settle)  # writers re-read the floor at least this often
+    with engine.connect() as conn:
+        kept = protected_runs(conn, cutoff)
+    after: tuple[datetime, str] | None = None
+    seen = 0
+    while True:
+        with engine.connect() as conn:
+            page = _old_runs(conn, cutoff, after, batch)
+        if not page:
+            break
+        after = page[-1]
+        seen += len(page)
+        doomed = [u for _, u in page if u not in kept]
+        done.protected += len(page) - len(doomed)
+        if doomed:
+            started = time.perf_counter()
+            with write_transaction(engine) as conn:
+                _delete_runs(conn, doomed, done)
+            done.transactions += 1
+            done.batch_seconds.append(time.perf_counter() - started)
+        if progress is not None:
+            progress(done, seen)
+    with write_transaction(engine) as conn:
+        done.producer_hours = producers.prune(conn, cutoff)
+    done.vacuumed_pages = _incremental_vacuum(engine)
+    done.seconds = time.perf_counter() - began
+    logger.info("retention before %s: %d runs, %d raw events, %d dataset versions deleted "
+                "(%d old runs protected) in %d transactions, %.1f s", cutoff, done.runs,
+                done.events, done.dataset_versions, done.protected, done.transactions,
+                done.seconds)
+    return done
+
+
+def create_sqlite_file(path: str) -> None:
+    """Create a new SQLite file in incremental auto-vacuum mode, so retention can give
+    deleted pages back; the mode is settable only before the file is first written
+    (the engine's first connection turns WAL on, which writes it)."""
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(path)
+    except sqlite3.Error:
+        return  # the engine reports it (a missing folder, a read-only place)
+    try:
+        conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
+        conn.execute("PRAGMA journal_mode=WAL")
+    finally:
+        conn.close()
+
+
+def _incremental_vacuum(engine: sa.Engine) -> int:
+    """SQLite in incremental auto-vacuum mode: free pages back to the file, a step at a time."""
+    if engine.dialect.name != "sqlite":
+        return 0
+    with engine.connect() as conn:
+        if conn.exec_driver_sql("PRAGMA auto_vacuum").scalar() != 2:
+            return 0
+    freed = 0
+    last: int | None = None
+    while True:
+        with write_transaction(engine) as conn:
+            free = int(conn.exec_driver_sql("PRAGMA freelist_count").scalar() or 0)
+            if free == 0 or free == last:  # done, or nothing more it can free
+                return freed
+            last = free
+            step = min(free, _VACUUM_PAGES)
+            # sqlite3's execute() steps a statement once, and this pragma frees one
+            # page per step; executescript() runs it to the end (in autocommit, under
+            # the write lock this transaction holds).
+            conn.connection.driver_connection.executescript(  # type: ignore[union-attr]
+                f"PRAGMA incremental_vacuum({step});")
+            freed += step
