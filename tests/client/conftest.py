@@ -37,9 +37,12 @@ class Recorder:
 
     def __init__(self) -> None:
         self.requests: list[tuple[str, str]] = []
+        self.cursors: list[str] = []  # the cursor parameters sent
 
     def __call__(self, request: httpx.Request) -> None:
         self.requests.append((request.method, request.url.raw_path.decode().split("?")[0]))
+        if "cursor" in request.url.params:
+            self.cursors.append(request.url.params["cursor"])
 
 
 @pytest.fixture(scope="module")

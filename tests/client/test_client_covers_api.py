@@ -176,7 +176,8 @@ def test_every_paged_list_has_an_iterator() -> None:
         (method.upper(), path)
         for path, item in spec["paths"].items()
         for method, operation in item.items()
-        if {"limit", "offset"} <= {p["name"] for p in operation.get("parameters", [])}
+        if {"limit", "offset"} <= (names := {p["name"] for p in operation.get("parameters", [])})
+        or {"limit", "cursor"} <= names
     }
     iterated = {
         described.build.__name__

@@ -13,7 +13,9 @@ import pytest
 from headwater.client import Client, models
 from headwater.client.call import Call, raw
 from headwater.client.decode import encode
+from headwater.client.operations import governance as v2_governance
 from headwater.client.operations import headwater as v2
+from headwater.client.operations import jobs as v1_jobs
 from headwater.client.operations import marquez as v1
 from tests.api import classification_events, retail_events
 from tests.graph.retail import col, ds, job
@@ -110,22 +112,22 @@ def test_datasets_versions_jobs_runs(client: Client) -> None:
     assert version.createdByRun is not None
     assert version.createdByRun.id == retail_events.run_id("build_revenue", 2)
 
-    built = check(client, v1.job(WAREHOUSE, "build_revenue"))
+    built = check(client, v1_jobs.job(WAREHOUSE, "build_revenue"))
     assert {(i.namespace, i.name) for i in built.inputs} == {
         (WAREHOUSE, "silver.orders"),
         (WAREHOUSE, "raw.products"),
     }
-    assert check(client, v1.jobs(WAREHOUSE)).totalCount == 5
-    job_versions = check(client, v1.job_versions(WAREHOUSE, "build_revenue"))
+    assert check(client, v1_jobs.jobs(WAREHOUSE)).totalCount == 5
+    job_versions = check(client, v1_jobs.job_versions(WAREHOUSE, "build_revenue"))
     assert job_versions.totalCount == 2
-    check(client, v1.job_version(WAREHOUSE, "build_revenue", job_versions.versions[0].version))
-    runs = check(client, v1.job_runs(WAREHOUSE, "build_revenue"))
+    check(client, v1_jobs.job_version(WAREHOUSE, "build_revenue", job_versions.versions[0].version))
+    runs = check(client, v1_jobs.job_runs(WAREHOUSE, "build_revenue"))
     assert {r.state for r in runs.runs} == {"COMPLETED"}
-    one = check(client, v1.run(runs.runs[0].id))
+    one = check(client, v1_jobs.run(runs.runs[0].id))
     assert one.outputDatasetVersions[0].datasetVersionId.name == "gold.revenue"
-    facets = check(client, v1.run_facets(one.id))
+    facets = check(client, v1_jobs.run_facets(one.id))
     assert facets.runId == one.id
-    children = check(client, v1.child_runs(one.id))
+    children = check(client, v1_jobs.child_runs(one.id))
     assert children.totalCount == 0
     upstream_runs = check(client, v1.run_lineage_upstream(one.id, depth=1))
     assert retail_events.run_id("clean_orders", 2) in {r.run.id for r in upstream_runs.runs}
@@ -148,6 +150,16 @@ def test_events_tags_and_paging(client: Client, recorder: Any) -> None:
     assert [n.name for n in client.iter_namespaces(limit=1)] == [
         n.name for n in client.namespaces().namespaces
     ]
+    # Keyset paging: each page after the first asks for the one after the cursor.
+    sent = len(recorder.cursors)
+    found = list(client.iter_search("o", limit=2))
+    assert [r.nodeId for r in found] == [r.nodeId for r in client.search("o", limit=1000).results]
+    # Every full page hands a cursor on (the last full one too: an empty page ends it).
+    assert len(found) > 2 and len(recorder.cursors) - sent == len(found) // 2
+    first = check(client, v1.datasets(WAREHOUSE, limit=2))
+    assert first.nextCursor is not None
+    second = check(client, v1.datasets(WAREHOUSE, limit=2, cursor=first.nextCursor))
+    assert [d.name for d in first.datasets + second.datasets] == names[:4]
     tags = check(client, v1.tags())
     assert "PII" in {t.name for t in tags.tags}
 
@@ -167,22 +179,22 @@ def test_drift_impact_classification_compliance(client: Client) -> None:
     assert col("report.dash", "total") in csv
 
     silver = "dataset:file:/silver/customers"
-    classified = check(client, v2.classification(silver))
+    classified = check(client, v2_governance.classification(silver))
     assert classified.propagatedTags == ("PII",)
     email = next(c for c in classified.columns if c.field == "email")
     assert email.propagated[0].origin == classification_events.RAW_EMAIL
     hashed = next(c for c in classified.columns if c.field == "email_hash")
     assert hashed.stopped[0].reason == "masking" and hashed.stopped[0].edge.masking
-    badges = check(client, v2.dataset_badges())
+    badges = check(client, v2_governance.dataset_badges())
     assert silver in {d.nodeId for d in badges.datasets}
-    report = check(client, v2.compliance(tag="PII"))
+    report = check(client, v2_governance.compliance(tag="PII"))
     assert [f.dataset for f in report.flows] == [silver]
     assert "PII" in client.compliance_csv(tag="PII")
-    definitions = check(client, v2.tag_definitions())
+    definitions = check(client, v2_governance.tag_definitions())
     assert "PII" in {d.name for d in definitions.definitions}
-    owners = check(client, v2.owners("dataset:file:/raw/customers"))
+    owners = check(client, v2_governance.owners("dataset:file:/raw/customers"))
     assert [(o.name, o.source) for o in owners.owners] == [("team:crm", "facet")]
-    assert check(client, v2.blocks()).blocks == ()
+    assert check(client, v2_governance.blocks()).blocks == ()
 
 
 def test_server_operations(client: Client) -> None:

@@ -58,8 +58,10 @@ class Call(Generic[T]):
     answered_by: frozenset[int] = frozenset()
 
     def with_params(self, **changes: Any) -> Call[T]:
-        """The same call with some query parameters replaced (how pages advance)."""
-        return replace(self, params={**self.params, **changes})
+        """The same call with some query parameters replaced (how pages advance); a
+        parameter given as None is left out."""
+        merged = {**self.params, **changes}
+        return replace(self, params={k: v for k, v in merged.items() if v is not None})
 
     @staticmethod
     def json(

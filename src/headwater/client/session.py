@@ -113,11 +113,18 @@ class Session:
 def next_page(call: Call[Any], page: Any) -> Call[Any] | None:
     """The call for the page after ``page`` (which ``call`` answered), or None at the end.
 
-    Lists page by ``limit``/``offset``; the end is a short or empty page, or
-    ``totalCount`` reached where the answer has one.
+    A keyset-paged list answers ``nextCursor``: the next page starts right after
+    this one's last item, whatever was inserted meanwhile (``offset`` goes back to
+    0, as it would skip within what follows). Other lists page by ``offset``;
+    their end is a short or empty page, or ``totalCount`` reached.
     """
     items = page.items
-    offset = int(call.params.get("offset", 0))
+    cursor = getattr(page, "nextCursor", None)
+    if cursor and items:
+        return call.with_params(cursor=cursor, offset=0 if "offset" in call.params else None)
+    if "offset" not in call.params or "cursor" in call.params:
+        return None  # a cursor list at its end (or one that pages no other way)
+    offset = int(call.params["offset"])
     limit = call.params.get("limit")
     following = offset + len(items)
     total = getattr(page, "totalCount", None)

@@ -2,8 +2,9 @@
 
 Fields are named as the API spells them (camelCase), so a model reads like the
 JSON documented at ``/openapi.json``; times are ``datetime``, free-form facets
-``dict[str, Any]``. Every list answer has a ``totalCount`` and an ``items``
-property, which :meth:`headwater.client.Client.iterate` pages through.
+``dict[str, Any]``. Every list answer has an ``items`` property, which the
+clients' ``iter_*`` methods page through, and most a ``totalCount``; the
+keyset-paged ones a ``nextCursor`` too.
 """
 
 from __future__ import annotations
@@ -145,6 +146,7 @@ class Dataset:
 class DatasetList:
     datasets: tuple[Dataset, ...]
     totalCount: int
+    nextCursor: str | None = None
 
     @property
     def items(self) -> tuple[Dataset, ...]:
@@ -215,6 +217,7 @@ class ChildRun(Run):
 class RunList:
     runs: tuple[Run, ...]
     totalCount: int
+    nextCursor: str | None = None
 
     @property
     def items(self) -> tuple[Run, ...]:
@@ -225,6 +228,7 @@ class RunList:
 class ChildRunList:
     runs: tuple[ChildRun, ...]
     totalCount: int
+    nextCursor: str | None = None
 
     @property
     def items(self) -> tuple[ChildRun, ...]:
@@ -259,6 +263,7 @@ class DatasetVersion:
 class DatasetVersionList:
     versions: tuple[DatasetVersion, ...]
     totalCount: int
+    nextCursor: str | None = None
 
     @property
     def items(self) -> tuple[DatasetVersion, ...]:
@@ -291,6 +296,7 @@ class Job:
 class JobList:
     jobs: tuple[Job, ...]
     totalCount: int
+    nextCursor: str | None = None
 
     @property
     def items(self) -> tuple[Job, ...]:
@@ -315,6 +321,7 @@ class JobVersion:
 class JobVersionList:
     versions: tuple[JobVersion, ...]
     totalCount: int
+    nextCursor: str | None = None
 
     @property
     def items(self) -> tuple[JobVersion, ...]:
@@ -342,6 +349,7 @@ class EventList:
 
     events: tuple[dict[str, Any], ...]
     totalCount: int
+    nextCursor: str | None = None
 
     @property
     def items(self) -> tuple[dict[str, Any], ...]:
@@ -363,3 +371,8 @@ class SearchResult:
 class SearchResultList:
     totalCount: int
     results: tuple[SearchResult, ...]
+    nextCursor: str | None = None
+
+    @property
+    def items(self) -> tuple[SearchResult, ...]:
+        return self.results
