@@ -29,8 +29,13 @@ def _read_all(spark: Any, bootstrap: str, topic: str, expected: int) -> None:
 
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        count = (spark.read.format("kafka").option("kafka.bootstrap.servers", bootstrap)
-                 .option("subscribe", topic).load().count())
+        count = (
+            spark.read.format("kafka")
+            .option("kafka.bootstrap.servers", bootstrap)
+            .option("subscribe", topic)
+            .load()
+            .count()
+        )
         if count >= expected:
             return
         time.sleep(0.5)
@@ -58,20 +63,31 @@ def test_file_source_connector_then_spark_job_is_one_connected_graph(
     connector, topic, table = f"orders-file-{suffix}", f"orders-{suffix}", f"orders_{suffix}"
     source_file = tmp_path / "orders.txt"
     source_file.write_text("".join(f'{{"id": {i}, "amount": {i * 10}}}\n' for i in range(5)))
-    put(connect_worker.url, connector, {
-        "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
-        "file": str(source_file), "topic": topic,
-        "value.converter": "org.apache.kafka.connect.storage.StringConverter"})
+    put(
+        connect_worker.url,
+        connector,
+        {
+            "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
+            "file": str(source_file),
+            "topic": topic,
+            "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+        },
+    )
     wait_state(connect_worker.url, connector, running)
     sent = Collected()
     watcher = watcher_for(connect_worker.url, kafka_bootstrap, tmp_path / "state.json", sent)
     watcher.poll()
 
     _read_all(spark, kafka_bootstrap, topic, 5)
-    (spark.read.format("kafka").option("kafka.bootstrap.servers", kafka_bootstrap)
-     .option("subscribe", topic).load()
-     .selectExpr("CAST(value AS STRING) AS body")
-     .write.mode("overwrite").saveAsTable(table))
+    (
+        spark.read.format("kafka")
+        .option("kafka.bootstrap.servers", kafka_bootstrap)
+        .option("subscribe", topic)
+        .load()
+        .selectExpr("CAST(value AS STRING) AS body")
+        .write.mode("overwrite")
+        .saveAsTable(table)
+    )
     spark_events = lineage.events()
     watcher.poll()  # the topic the connector has used, now tracked by the worker
     delete(connect_worker.url, connector)
@@ -79,8 +95,12 @@ def test_file_source_connector_then_spark_job_is_one_connected_graph(
     for event in connect_events:
         validate_event(event)
 
-    writes = [e for e in spark_events if e["eventType"] == "COMPLETE"
-              and any(o["name"].endswith(f"/{table}") for o in e["outputs"])]
+    writes = [
+        e
+        for e in spark_events
+        if e["eventType"] == "COMPLETE"
+        and any(o["name"].endswith(f"/{table}") for o in e["outputs"])
+    ]
     assert writes, [(e["eventType"], e["job"]["name"]) for e in spark_events]
     spark_job = f"job:{writes[0]['job']['namespace']}:{writes[0]['job']['name']}"
     (table_out,) = [o for o in writes[0]["outputs"] if o["name"].endswith(f"/{table}")]

@@ -30,8 +30,9 @@ def delete(url: str, name: str) -> None:
     assert answer.status_code in (204, 404), answer.text
 
 
-def wait_state(url: str, name: str, check: Callable[[dict[str, Any]], bool],
-               timeout: float = 60) -> dict[str, Any]:
+def wait_state(
+    url: str, name: str, check: Callable[[dict[str, Any]], bool], timeout: float = 60
+) -> dict[str, Any]:
     """The connector's status once ``check`` accepts it."""
     deadline = time.monotonic() + timeout
     status: dict[str, Any] = {}
@@ -46,8 +47,11 @@ def wait_state(url: str, name: str, check: Callable[[dict[str, Any]], bool],
 
 
 def running(status: dict[str, Any]) -> bool:
-    return status["connector"]["state"] == "RUNNING" and bool(status["tasks"]) and all(
-        t["state"] == "RUNNING" for t in status["tasks"])
+    return (
+        status["connector"]["state"] == "RUNNING"
+        and bool(status["tasks"])
+        and all(t["state"] == "RUNNING" for t in status["tasks"])
+    )
 
 
 class Collected:
@@ -68,5 +72,4 @@ class Collected:
 
 
 def watcher_for(url: str, bootstrap: str, state: Path, emit: Collected) -> ConnectWatcher:
-    return ConnectWatcher(ConnectClient(url), emit, bootstrap_servers=bootstrap,
-                          state_path=state)
+    return ConnectWatcher(ConnectClient(url), emit, bootstrap_servers=bootstrap, state_path=state)

@@ -30,8 +30,9 @@ def logical_pg() -> Iterator[PgCluster]:
         if os.environ.get("HEADWATER_TEST_REQUIRE_PG") == "1":
             pytest.fail("PostgreSQL is required (HEADWATER_TEST_REQUIRE_PG=1) but not installed")
         pytest.skip("PostgreSQL server binaries not installed")
-    cluster = start_cluster({"wal_level": "logical", "max_wal_senders": "4",
-                             "max_replication_slots": "4"})
+    cluster = start_cluster(
+        {"wal_level": "logical", "max_wal_senders": "4", "max_replication_slots": "4"}
+    )
     try:
         yield cluster
     finally:
@@ -51,17 +52,27 @@ def test_debezium_postgres_names_the_table_and_its_change_topic(
         conn.execute("CREATE TABLE public.orders (id int PRIMARY KEY, amount numeric)")
         conn.execute("INSERT INTO public.orders VALUES (1, 10), (2, 20)")
     name, prefix = unique("cdc"), f"cdc{uuid.uuid4().hex[:6]}"
-    put(connect_worker.url, name, {
-        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
-        "database.hostname": "127.0.0.1", "database.port": str(logical_pg.port),
-        "database.user": "postgres", "database.password": "cdc-pass-1234",
-        "database.dbname": database, "topic.prefix": prefix,
-        "table.include.list": "public.orders", "plugin.name": "pgoutput",
-        "slot.name": f"slot_{prefix}", "publication.name": f"pub_{prefix}",
-        "publication.autocreate.mode": "filtered", "snapshot.mode": "initial",
-        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
-        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
-    })
+    put(
+        connect_worker.url,
+        name,
+        {
+            "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+            "database.hostname": "127.0.0.1",
+            "database.port": str(logical_pg.port),
+            "database.user": "postgres",
+            "database.password": "cdc-pass-1234",
+            "database.dbname": database,
+            "topic.prefix": prefix,
+            "table.include.list": "public.orders",
+            "plugin.name": "pgoutput",
+            "slot.name": f"slot_{prefix}",
+            "publication.name": f"pub_{prefix}",
+            "publication.autocreate.mode": "filtered",
+            "snapshot.mode": "initial",
+            "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+        },
+    )
     try:
         wait_state(connect_worker.url, name, running, timeout=90)
         topic = f"{prefix}.public.orders"
@@ -78,10 +89,12 @@ def test_debezium_postgres_names_the_table_and_its_change_topic(
         # The table as the agent names a Spark JDBC read of it.
         location = jdbc_location(f"jdbc:postgresql://127.0.0.1:{logical_pg.port}/{database}")
         assert [(d["namespace"], d["name"]) for d in start["inputs"]] == [
-            (location.namespace, location.table_name(["public", "orders"]))]
+            (location.namespace, location.table_name(["public", "orders"]))
+        ]
         assert start["inputs"][0]["namespace"] == f"postgres://127.0.0.1:{logical_pg.port}"
         assert [(d["namespace"], d["name"]) for d in start["outputs"]] == [
-            (f"kafka://{kafka_bootstrap}", topic)]
+            (f"kafka://{kafka_bootstrap}", topic)
+        ]
         assert "cdc-pass-1234" not in json.dumps(sent.events)
     finally:
         delete(connect_worker.url, name)

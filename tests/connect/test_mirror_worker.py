@@ -17,25 +17,33 @@ from tests.support.kafka_topics import create_topic, produce
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 
 
-def test_mirror_source_names_source_and_mirrored_topics(connect_worker, kafka_bootstrap,
-                                                        tmp_path: Path):
+def test_mirror_source_names_source_and_mirrored_topics(
+    connect_worker, kafka_bootstrap, tmp_path: Path
+):
     from confluent_kafka.admin import AdminClient
 
     topic = create_topic(kafka_bootstrap, 1, prefix="mm2-in")
     produce(kafka_bootstrap, topic, [(b"k", b"v")])
     name, alias = unique("mm2"), "east"
-    put(connect_worker.url, name, {
-        "connector.class": "org.apache.kafka.connect.mirror.MirrorSourceConnector",
-        "source.cluster.alias": alias, "target.cluster.alias": "west",
-        "source.cluster.bootstrap.servers": kafka_bootstrap,
-        "target.cluster.bootstrap.servers": kafka_bootstrap,
-        "topics": topic, "replication.factor": "1",
-        "offset-syncs.topic.replication.factor": "1",
-        "sync.topic.acls.enabled": "false", "sync.topic.configs.enabled": "false",
-        "refresh.topics.interval.seconds": "1",
-        "key.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
-        "value.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
-    })
+    put(
+        connect_worker.url,
+        name,
+        {
+            "connector.class": "org.apache.kafka.connect.mirror.MirrorSourceConnector",
+            "source.cluster.alias": alias,
+            "target.cluster.alias": "west",
+            "source.cluster.bootstrap.servers": kafka_bootstrap,
+            "target.cluster.bootstrap.servers": kafka_bootstrap,
+            "topics": topic,
+            "replication.factor": "1",
+            "offset-syncs.topic.replication.factor": "1",
+            "sync.topic.acls.enabled": "false",
+            "sync.topic.configs.enabled": "false",
+            "refresh.topics.interval.seconds": "1",
+            "key.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
+            "value.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
+        },
+    )
     try:
         wait_state(connect_worker.url, name, running)
         mirrored = f"{alias}.{topic}"
@@ -53,6 +61,8 @@ def test_mirror_source_names_source_and_mirrored_topics(connect_worker, kafka_bo
         assert [(d["namespace"], d["name"]) for d in start["inputs"]] == [(kafka, topic)]
         assert [(d["namespace"], d["name"]) for d in start["outputs"]] == [(kafka, mirrored)]
         assert [f["type"] for f in start["outputs"][0]["facets"]["schema"]["fields"]] == [
-            "bytes", "bytes"]
+            "bytes",
+            "bytes",
+        ]
     finally:
         delete(connect_worker.url, name)

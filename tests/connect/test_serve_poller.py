@@ -20,8 +20,9 @@ from tests.connect.helpers import delete, put, running, unique, wait_state
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 
 
-def _job(client: TestClient, namespace: str, name: str,
-         check: Any, timeout: float = 30) -> dict[str, Any]:
+def _job(
+    client: TestClient, namespace: str, name: str, check: Any, timeout: float = 30
+) -> dict[str, Any]:
     path = f"/api/v1/namespaces/{quote(namespace, safe='')}/jobs/{quote(name, safe='')}"
     deadline = time.monotonic() + timeout
     body: dict[str, Any] = {}
@@ -42,23 +43,36 @@ def test_serve_polls_connect_into_its_store(connect_worker, kafka_bootstrap, tmp
     source.write_text("x\n")
     put(url, name, {"connector.class": "FileStreamSource", "file": str(source), "topic": topic})
     wait_state(url, name, running)
-    settings = Settings(connect_url=url, connect_bootstrap_servers=kafka_bootstrap,
-                        connect_namespace="connect-test", connect_interval=0.3,
-                        connect_state=tmp_path / "connect-state.json")
+    settings = Settings(
+        connect_url=url,
+        connect_bootstrap_servers=kafka_bootstrap,
+        connect_namespace="connect-test",
+        connect_interval=0.3,
+        connect_state=tmp_path / "connect-state.json",
+    )
     store = Store.open(f"sqlite:///{tmp_path / 'lineage.db'}", migrate=True)
     try:
         with TestClient(create_app(settings, store)) as client:
-            job = _job(client, "connect-test", name,
-                       lambda j: (j.get("latestRun") or {}).get("state") == "RUNNING")
+            job = _job(
+                client,
+                "connect-test",
+                name,
+                lambda j: (j.get("latestRun") or {}).get("state") == "RUNNING",
+            )
             run_id = job["latestRun"]["id"]
             assert {(d["namespace"], d["name"]) for d in job["inputs"]} == {("file", str(source))}
             assert {(d["namespace"], d["name"]) for d in job["outputs"]} == {
-                (f"kafka://{kafka_bootstrap}", topic)}
+                (f"kafka://{kafka_bootstrap}", topic)
+            }
         # A restarted server continues the same run and ends it when the connector goes.
         delete(url, name)
         with TestClient(create_app(settings, store)) as client:
-            job = _job(client, "connect-test", name,
-                       lambda j: (j.get("latestRun") or {}).get("state") == "COMPLETED")
+            job = _job(
+                client,
+                "connect-test",
+                name,
+                lambda j: (j.get("latestRun") or {}).get("state") == "COMPLETED",
+            )
             assert job["latestRun"]["id"] == run_id
             runs = client.get(f"/api/v1/namespaces/connect-test/jobs/{name}/runs").json()["runs"]
             assert [r["id"] for r in runs] == [run_id]

@@ -16,28 +16,49 @@ from tests.connect.helpers import delete, put, running, unique, wait_state
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 
 
-def test_watch_once_to_a_file_then_again_sends_nothing(connect_worker, kafka_bootstrap,
-                                                       tmp_path: Path):
+def test_watch_once_to_a_file_then_again_sends_nothing(
+    connect_worker, kafka_bootstrap, tmp_path: Path
+):
     name = unique("cli-src")
-    put(connect_worker.url, name, {"connector.class": "FileStreamSource",
-                                   "file": str(tmp_path / "in.txt"), "topic": unique("cli")})
+    put(
+        connect_worker.url,
+        name,
+        {
+            "connector.class": "FileStreamSource",
+            "file": str(tmp_path / "in.txt"),
+            "topic": unique("cli"),
+        },
+    )
     wait_state(connect_worker.url, name, running)
     out, state = tmp_path / "events.jsonl", tmp_path / "state.json"
-    args = ["connect", "watch", "--connect-url", connect_worker.url, "--bootstrap-servers",
-            kafka_bootstrap, "--file", str(out), "--state", str(state), "--once"]
+    args = [
+        "connect",
+        "watch",
+        "--connect-url",
+        connect_worker.url,
+        "--bootstrap-servers",
+        kafka_bootstrap,
+        "--file",
+        str(out),
+        "--state",
+        str(state),
+        "--once",
+    ]
     try:
         first = CliRunner().invoke(main, args)
         assert first.exit_code == 0, first.output
-        mine = [e for e in map(json.loads, out.read_text().splitlines())
-                if e["job"]["name"] == name]
+        mine = [
+            e for e in map(json.loads, out.read_text().splitlines()) if e["job"]["name"] == name
+        ]
         assert [e["eventType"] for e in mine] == ["START"]
         lines = out.read_text().count("\n")
         second = CliRunner().invoke(main, args)
         assert second.exit_code == 0, second.output
         assert out.read_text().count("\n") == lines
         # No destination: JSON lines on standard output.
-        printed = CliRunner().invoke(main, args[:6] + ["--state", str(tmp_path / "s2.json"),
-                                                       "--once"])
+        printed = CliRunner().invoke(
+            main, args[:6] + ["--state", str(tmp_path / "s2.json"), "--once"]
+        )
         assert printed.exit_code == 0, printed.output
         events = [json.loads(line) for line in printed.stdout.splitlines()]
         assert [e["eventType"] for e in events if e["job"]["name"] == name] == ["START"]
@@ -46,14 +67,36 @@ def test_watch_once_to_a_file_then_again_sends_nothing(connect_worker, kafka_boo
 
 
 def test_watch_refuses_bad_options(tmp_path: Path):
-    bad_url = CliRunner().invoke(main, ["connect", "watch", "--connect-url", "connect:8083",
-                                        "--once", "--state", str(tmp_path / "s.json")])
+    bad_url = CliRunner().invoke(
+        main,
+        [
+            "connect",
+            "watch",
+            "--connect-url",
+            "connect:8083",
+            "--once",
+            "--state",
+            str(tmp_path / "s.json"),
+        ],
+    )
     assert bad_url.exit_code != 0 and "--connect-url must be http(s)" in bad_url.output
-    both = CliRunner().invoke(main, ["connect", "watch", "--connect-url", "http://c:8083",
-                                     "--url", "http://h:5000", "--file", str(tmp_path / "x")])
+    both = CliRunner().invoke(
+        main,
+        [
+            "connect",
+            "watch",
+            "--connect-url",
+            "http://c:8083",
+            "--url",
+            "http://h:5000",
+            "--file",
+            str(tmp_path / "x"),
+        ],
+    )
     assert both.exit_code != 0 and "not both" in both.output
-    interval = CliRunner().invoke(main, ["connect", "watch", "--connect-url", "http://c:8083",
-                                         "--interval", "soon"])
+    interval = CliRunner().invoke(
+        main, ["connect", "watch", "--connect-url", "http://c:8083", "--interval", "soon"]
+    )
     assert interval.exit_code != 0 and "--interval" in interval.output
 
 

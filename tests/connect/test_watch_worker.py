@@ -24,17 +24,27 @@ def _types(events: list[dict]) -> list[str]:
     return [e["eventType"] for e in events]
 
 
-def test_source_lifecycle_pause_resume_delete_and_restarts(connect_worker, kafka_bootstrap,
-                                                           tmp_path: Path):
+def test_source_lifecycle_pause_resume_delete_and_restarts(
+    connect_worker, kafka_bootstrap, tmp_path: Path
+):
     url = connect_worker.url
     name, topic = unique("file-src"), unique("lines")
     source_file = tmp_path / "in.txt"
     source_file.write_text("one\ntwo\n")
     state = tmp_path / "state.json"
     sent = Collected()
-    put(url, name, {"connector.class": SOURCE, "file": str(source_file), "topic": topic,
-                    "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-                    "db.password": "hunter22", "sasl.jaas.config": "x required password=y;"})
+    put(
+        url,
+        name,
+        {
+            "connector.class": SOURCE,
+            "file": str(source_file),
+            "topic": topic,
+            "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "db.password": "hunter22",
+            "sasl.jaas.config": "x required password=y;",
+        },
+    )
     wait_state(url, name, running)
 
     watcher = watcher_for(url, kafka_bootstrap, state, sent)
@@ -56,8 +66,13 @@ def test_source_lifecycle_pause_resume_delete_and_restarts(connect_worker, kafka
     run_id = start["run"]["runId"]
 
     httpx.put(f"{url}/connectors/{name}/pause", timeout=10).raise_for_status()
-    wait_state(url, name, lambda s: s["connector"]["state"] == "PAUSED"
-               and all(t["state"] == "PAUSED" for t in s["tasks"]))
+    wait_state(
+        url,
+        name,
+        lambda s: (
+            s["connector"]["state"] == "PAUSED" and all(t["state"] == "PAUSED" for t in s["tasks"])
+        ),
+    )
     watcher.poll()
     paused = sent.of(name)[-1]
     assert paused["eventType"] == "RUNNING" and paused["run"]["runId"] == run_id
@@ -102,15 +117,23 @@ def test_source_lifecycle_pause_resume_delete_and_restarts(connect_worker, kafka
     delete(url, name)
 
 
-def test_failing_task_fails_with_its_redacted_trace(connect_worker, kafka_bootstrap,
-                                                    tmp_path: Path):
+def test_failing_task_fails_with_its_redacted_trace(
+    connect_worker, kafka_bootstrap, tmp_path: Path
+):
     url = connect_worker.url
     name, secret = unique("file-sink"), "Sup3rSecretValue"
     topic = create_topic(kafka_bootstrap, 1, prefix="sink-in")
     # The sink cannot create its file; the path quotes the secret, so the trace does.
-    put(url, name, {"connector.class": "FileStreamSink", "topics": topic,
-                    "file": f"/proc/no-such-dir/{secret}/out.txt",
-                    "target.password": secret})
+    put(
+        url,
+        name,
+        {
+            "connector.class": "FileStreamSink",
+            "topics": topic,
+            "file": f"/proc/no-such-dir/{secret}/out.txt",
+            "target.password": secret,
+        },
+    )
     wait_state(url, name, lambda s: any(t["state"] == "FAILED" for t in s["tasks"]))
     sent = Collected()
     watcher = watcher_for(url, kafka_bootstrap, tmp_path / "state.json", sent)
@@ -124,7 +147,8 @@ def test_failing_task_fails_with_its_redacted_trace(connect_worker, kafka_bootst
     assert "/proc/no-such-dir/[redacted]/out.txt" in error["stackTrace"]
     assert secret not in json.dumps(sent.events)
     assert [(d["namespace"], d["name"]) for d in fail["inputs"]] == [
-        (f"kafka://{kafka_bootstrap}", topic)]
+        (f"kafka://{kafka_bootstrap}", topic)
+    ]
     # Still failed: nothing new. Deleted after failing: the run has ended already.
     watcher.poll()
     delete(url, name)
@@ -132,20 +156,29 @@ def test_failing_task_fails_with_its_redacted_trace(connect_worker, kafka_bootst
     assert _types(sent.of(name)) == ["START", "FAIL"]
 
 
-def test_sink_topics_regex_is_resolved_against_the_broker(connect_worker, kafka_bootstrap,
-                                                          tmp_path: Path):
+def test_sink_topics_regex_is_resolved_against_the_broker(
+    connect_worker, kafka_bootstrap, tmp_path: Path
+):
     url = connect_worker.url
     name = unique("regex-sink")
     prefix = unique("rx")
     first = create_topic(kafka_bootstrap, 1, prefix=prefix)
     second = create_topic(kafka_bootstrap, 1, prefix=prefix)
-    put(url, name, {"connector.class": "FileStreamSink", "topics.regex": f"{prefix}-.*",
-                    "file": str(tmp_path / "out.txt")})
+    put(
+        url,
+        name,
+        {
+            "connector.class": "FileStreamSink",
+            "topics.regex": f"{prefix}-.*",
+            "file": str(tmp_path / "out.txt"),
+        },
+    )
     wait_state(url, name, running)
     sent = Collected()
     watcher_for(url, kafka_bootstrap, tmp_path / "state.json", sent).poll()
     (start,) = sent.of(name)
     assert sorted(d["name"] for d in start["inputs"]) == sorted([first, second])
     assert [(d["namespace"], d["name"]) for d in start["outputs"]] == [
-        ("file", str(tmp_path / "out.txt"))]
+        ("file", str(tmp_path / "out.txt"))
+    ]
     delete(url, name)

@@ -26,17 +26,39 @@ class FakeConnect:
         self.connectors: dict[str, dict[str, Any]] = {}
         self.down = False
 
-    def set(self, name: str, state: str, tasks: list[tuple[str, str | None]],
-            config: dict[str, str] | None = None, trace: str | None = None) -> None:
+    def set(
+        self,
+        name: str,
+        state: str,
+        tasks: list[tuple[str, str | None]],
+        config: dict[str, str] | None = None,
+        trace: str | None = None,
+    ) -> None:
         self.connectors[name] = {
-            "info": {"name": name, "type": "sink", "config": {
-                "connector.class": "FileStreamSink", "topics": "t", "file": "/out/x",
-                **(config or {})}},
-            "status": {"name": name, "connector": {"state": state, "worker_id": "w:8083",
-                                                   **({"trace": trace} if trace else {})},
-                       "tasks": [{"id": i, "state": s, "worker_id": "w:8083",
-                                  **({"trace": t} if t else {})}
-                                 for i, (s, t) in enumerate(tasks)], "type": "sink"}}
+            "info": {
+                "name": name,
+                "type": "sink",
+                "config": {
+                    "connector.class": "FileStreamSink",
+                    "topics": "t",
+                    "file": "/out/x",
+                    **(config or {}),
+                },
+            },
+            "status": {
+                "name": name,
+                "connector": {
+                    "state": state,
+                    "worker_id": "w:8083",
+                    **({"trace": trace} if trace else {}),
+                },
+                "tasks": [
+                    {"id": i, "state": s, "worker_id": "w:8083", **({"trace": t} if t else {})}
+                    for i, (s, t) in enumerate(tasks)
+                ],
+                "type": "sink",
+            },
+        }
 
     def handler(self, request: httpx.Request) -> httpx.Response:
         if self.down:
@@ -49,12 +71,14 @@ class FakeConnect:
         return httpx.Response(200, json={name: {"topics": []}})
 
 
-def _watcher(fake: FakeConnect, sent: list[dict[str, Any]] | Any, state: Path | None,
-             **kwargs: Any) -> ConnectWatcher:
+def _watcher(
+    fake: FakeConnect, sent: list[dict[str, Any]] | Any, state: Path | None, **kwargs: Any
+) -> ConnectWatcher:
     client = ConnectClient(URL, client=httpx.Client(transport=httpx.MockTransport(fake.handler)))
     emit = sent.extend if isinstance(sent, list) else sent
-    return ConnectWatcher(client, emit, bootstrap_servers="b:9092", state_path=state,
-                          list_topics=None, **kwargs)
+    return ConnectWatcher(
+        client, emit, bootstrap_servers="b:9092", state_path=state, list_topics=None, **kwargs
+    )
 
 
 def _types(events: list[dict[str, Any]]) -> list[str]:
@@ -76,7 +100,8 @@ def test_stopped_is_running_with_the_state_and_a_restarted_failure_is_a_new_run(
     watcher.poll()
     assert _types(sent) == ["START", "RUNNING", "FAIL", "START"]
     assert sent[2]["run"]["facets"]["errorMessage"]["message"] == (
-        "java.lang.IllegalStateException: boom")
+        "java.lang.IllegalStateException: boom"
+    )
     first, second = sent[0]["run"]["runId"], sent[3]["run"]["runId"]
     assert first == run_id_for("kafka-connect://connect.example.com:8083", "c", 0)
     assert second == run_id_for("kafka-connect://connect.example.com:8083", "c", 1)
@@ -86,8 +111,9 @@ def test_stopped_is_running_with_the_state_and_a_restarted_failure_is_a_new_run(
 
 def test_a_connector_level_failure_uses_the_connectors_trace():
     fake, sent = FakeConnect(), []
-    fake.set("c", "FAILED", [], trace="org.apache.kafka.connect.errors.ConnectException: "
-             "bad config")
+    fake.set(
+        "c", "FAILED", [], trace="org.apache.kafka.connect.errors.ConnectException: bad config"
+    )
     _watcher(fake, sent, None, namespace="connect-prod").poll()
     assert _types(sent) == ["START", "FAIL"]
     assert sent[1]["job"] == {**sent[1]["job"], "namespace": "connect-prod", "name": "c"}

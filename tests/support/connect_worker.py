@@ -37,8 +37,13 @@ from tests.support.kafka_broker import (
     missing_tools,
 )
 
-__all__ = ["DEBEZIUM", "ConnectWorker", "resolve_connect_classpath", "running_worker",
-           "start_worker"]
+__all__ = [
+    "DEBEZIUM",
+    "ConnectWorker",
+    "resolve_connect_classpath",
+    "running_worker",
+    "start_worker",
+]
 
 _ARTIFACTS = ("connect-runtime", "connect-file", "connect-json", "connect-mirror")
 #: Debezium's PostgreSQL connector of the release built against the broker's Kafka (4.1.1).
@@ -55,8 +60,13 @@ logger.reflections.name = org.reflections
 logger.reflections.level = ERROR
 """
 
-_JVM_OPTIONS = ("-Xmx256m", "-Xms32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-Djava.awt.headless=true")
+_JVM_OPTIONS = (
+    "-Xmx256m",
+    "-Xms32m",
+    "-XX:+UseSerialGC",
+    "-XX:TieredStopAtLevel=1",
+    "-Djava.awt.headless=true",
+)
 
 
 def _cache_dir(version: str) -> Path:
@@ -72,20 +82,30 @@ def resolve_connect_classpath(version: str = KAFKA_VERSION) -> list[str]:
     if jars is not None:
         return jars
     cache.mkdir(parents=True, exist_ok=True)
-    coordinates = (*(("org.apache.kafka", a, version) for a in _ARTIFACTS),
-                   *_LOGGING_DEPENDENCIES, DEBEZIUM)
+    coordinates = (
+        *(("org.apache.kafka", a, version) for a in _ARTIFACTS),
+        *_LOGGING_DEPENDENCIES,
+        DEBEZIUM,
+    )
     dependencies = "\n".join(
         f"    <dependency><groupId>{g}</groupId><artifactId>{a}</artifactId>"
-        f"<version>{v}</version></dependency>" for g, a, v in coordinates)
+        f"<version>{v}</version></dependency>"
+        for g, a, v in coordinates
+    )
     (cache / "pom.xml").write_text(_POM.format(dependencies=dependencies))
     partial = cache / f"classpath.{os.getpid()}.tmp"
     result = subprocess.run(
         ["mvn", "-q", "-B", "dependency:build-classpath", f"-Dmdep.outputFile={partial}"],
-        cwd=cache, capture_output=True, text=True)
+        cwd=cache,
+        capture_output=True,
+        text=True,
+    )
     if result.returncode != 0 or not partial.exists():
         partial.unlink(missing_ok=True)
-        raise KafkaBrokerError(f"mvn could not resolve Kafka Connect {version}:\n"
-                               f"{_tail(result.stdout + result.stderr)}")
+        raise KafkaBrokerError(
+            f"mvn could not resolve Kafka Connect {version}:\n"
+            f"{_tail(result.stdout + result.stderr)}"
+        )
     os.replace(partial, classpath_file)
     jars = _cached_classpath(classpath_file)
     if jars is None:
@@ -133,14 +153,16 @@ class ConnectWorker:
         self.stop()
 
 
-def start_worker(bootstrap: str, version: str = KAFKA_VERSION,
-                 timeout: float = 90) -> ConnectWorker:
+def start_worker(
+    bootstrap: str, version: str = KAFKA_VERSION, timeout: float = 90
+) -> ConnectWorker:
     """Start ``ConnectStandalone`` against ``bootstrap`` and wait for its REST API."""
     if missing_tools():
         raise KafkaBrokerError(f"not on PATH: {', '.join(missing_tools())}")
     classpath = resolve_connect_classpath(version)
-    worker = ConnectWorker(Path(tempfile.mkdtemp(prefix="headwater-connect-")), _free_port(),
-                           bootstrap)
+    worker = ConnectWorker(
+        Path(tempfile.mkdtemp(prefix="headwater-connect-")), _free_port(), bootstrap
+    )
     try:
         settings = {
             "bootstrap.servers": bootstrap,
@@ -158,12 +180,20 @@ def start_worker(bootstrap: str, version: str = KAFKA_VERSION,
         (worker.root / "log4j2.properties").write_text(_LOG4J2)
         with worker.log_file.open("wb") as log:
             worker.process = subprocess.Popen(
-                ["java", *_JVM_OPTIONS,
-                 f"-Dlog4j2.configurationFile={worker.root / 'log4j2.properties'}",
-                 "-cp", os.pathsep.join(classpath),
-                 "org.apache.kafka.connect.cli.ConnectStandalone", str(config)],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                preexec_fn=_die_with_parent())
+                [
+                    "java",
+                    *_JVM_OPTIONS,
+                    f"-Dlog4j2.configurationFile={worker.root / 'log4j2.properties'}",
+                    "-cp",
+                    os.pathsep.join(classpath),
+                    "org.apache.kafka.connect.cli.ConnectStandalone",
+                    str(config),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                preexec_fn=_die_with_parent(),
+            )
         _wait_ready(worker, time.monotonic() + timeout)
     except BaseException:
         worker.stop()
@@ -176,8 +206,9 @@ def _wait_ready(worker: ConnectWorker, deadline: float) -> None:
     problem = "the REST API never answered"
     while time.monotonic() < deadline:
         if worker.process.poll() is not None:
-            raise KafkaBrokerError(f"Connect worker exited with code "
-                                   f"{worker.process.returncode}:\n{worker.log_tail()}")
+            raise KafkaBrokerError(
+                f"Connect worker exited with code {worker.process.returncode}:\n{worker.log_tail()}"
+            )
         try:
             answer = httpx.get(f"{worker.url}/connector-plugins", timeout=5)
             if answer.status_code == 200 and answer.json():
@@ -186,8 +217,10 @@ def _wait_ready(worker: ConnectWorker, deadline: float) -> None:
         except httpx.HTTPError as exc:
             problem = str(exc)
         time.sleep(0.25)
-    raise KafkaBrokerError(f"Connect worker on {worker.url} was not ready in time ({problem}); "
-                           f"log tail:\n{worker.log_tail()}")
+    raise KafkaBrokerError(
+        f"Connect worker on {worker.url} was not ready in time ({problem}); "
+        f"log tail:\n{worker.log_tail()}"
+    )
 
 
 @contextlib.contextmanager

@@ -42,30 +42,70 @@ def connect() -> None:
 
 
 @connect.command()
-@click.option("--connect-url", required=True, metavar="URL",
-              help="The Connect cluster's REST API, e.g. http://connect:8083.")
-@click.option("--bootstrap-servers", metavar="LIST", envvar="HEADWATER_CONNECT_BOOTSTRAP_SERVERS",
-              help="The Kafka cluster the Connect workers use (their bootstrap.servers); names "
-              "topics kafka://<first host:port>, as the agent does, and resolves topics.regex. "
-              "[HEADWATER_CONNECT_BOOTSTRAP_SERVERS]")
-@click.option("--namespace", metavar="NAME", help="Job namespace of the connectors. "
-              "[kafka-connect://<host:port of --connect-url>]")
-@click.option("--interval", default="10s", callback=_duration, metavar="DURATION",
-              help="Time between polls (10s, 1m). [10s]")
-@click.option("--state", "state_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="State file: a restarted watcher with the same file continues the same "
-              "runs and sends nothing twice. [.headwater/connect-<url>.json]")
-@click.option("--url", metavar="URL", envvar="OPENLINEAGE_URL",
-              help="Send events to this OpenLineage HTTP endpoint (a headwater server's "
-              "base URL). [OPENLINEAGE_URL]")
-@click.option("--api-key", metavar="TOKEN", envvar="OPENLINEAGE_API_KEY",
-              help="Bearer token for --url. [OPENLINEAGE_API_KEY]")
-@click.option("--file", "file_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Append events to this JSONL file instead (for headwater ingest).")
+@click.option(
+    "--connect-url",
+    required=True,
+    metavar="URL",
+    help="The Connect cluster's REST API, e.g. http://connect:8083.",
+)
+@click.option(
+    "--bootstrap-servers",
+    metavar="LIST",
+    envvar="HEADWATER_CONNECT_BOOTSTRAP_SERVERS",
+    help="The Kafka cluster the Connect workers use (their bootstrap.servers); names "
+    "topics kafka://<first host:port>, as the agent does, and resolves topics.regex. "
+    "[HEADWATER_CONNECT_BOOTSTRAP_SERVERS]",
+)
+@click.option(
+    "--namespace",
+    metavar="NAME",
+    help="Job namespace of the connectors. [kafka-connect://<host:port of --connect-url>]",
+)
+@click.option(
+    "--interval",
+    default="10s",
+    callback=_duration,
+    metavar="DURATION",
+    help="Time between polls (10s, 1m). [10s]",
+)
+@click.option(
+    "--state",
+    "state_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="State file: a restarted watcher with the same file continues the same "
+    "runs and sends nothing twice. [.headwater/connect-<url>.json]",
+)
+@click.option(
+    "--url",
+    metavar="URL",
+    envvar="OPENLINEAGE_URL",
+    help="Send events to this OpenLineage HTTP endpoint (a headwater server's "
+    "base URL). [OPENLINEAGE_URL]",
+)
+@click.option(
+    "--api-key",
+    metavar="TOKEN",
+    envvar="OPENLINEAGE_API_KEY",
+    help="Bearer token for --url. [OPENLINEAGE_API_KEY]",
+)
+@click.option(
+    "--file",
+    "file_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Append events to this JSONL file instead (for headwater ingest).",
+)
 @click.option("--once", is_flag=True, help="Poll once, send what changed, and exit.")
-def watch(connect_url: str, bootstrap_servers: str | None, namespace: str | None,
-          interval: float, state_path: Path | None, url: str | None, api_key: str | None,
-          file_path: Path | None, once: bool) -> None:
+def watch(
+    connect_url: str,
+    bootstrap_servers: str | None,
+    namespace: str | None,
+    interval: float,
+    state_path: Path | None,
+    url: str | None,
+    api_key: str | None,
+    file_path: Path | None,
+    once: bool,
+) -> None:
     """Watch a Kafka Connect cluster and emit OpenLineage events for its connectors.
 
     One job per connector, one run per incarnation: START when it appears,
@@ -89,14 +129,20 @@ def watch(connect_url: str, bootstrap_servers: str | None, namespace: str | None
         transport = create_transport(transport_config) if transport_config else None
         client = ConnectClient(connect_url)
         watcher = ConnectWatcher(
-            client, _deliver(transport) if transport else _print, namespace=namespace,
+            client,
+            _deliver(transport) if transport else _print,
+            namespace=namespace,
             bootstrap_servers=bootstrap_servers,
-            state_path=state_path or _default_state(connect_url))
+            state_path=state_path or _default_state(connect_url),
+        )
     except HeadwaterError as exc:
         raise click.ClickException(str(exc)) from exc
     if not bootstrap_servers:
-        click.echo("no --bootstrap-servers: topics are named only where a connector's own "
-                   "configuration gives its cluster", err=True)
+        click.echo(
+            "no --bootstrap-servers: topics are named only where a connector's own "
+            "configuration gives its cluster",
+            err=True,
+        )
     try:
         if once:
             sent = watcher.poll()
@@ -135,7 +181,8 @@ def _deliver(transport: Any) -> Any:
                 logger.warning("event %d refused: %s", failure.index, failure.reason)
         retry = [f for f in failures if f.retriable]
         if retry:
-            raise DeliveryError(f"{len(retry)} event(s) not delivered: {retry[0].reason}",
-                                retriable=True)
+            raise DeliveryError(
+                f"{len(retry)} event(s) not delivered: {retry[0].reason}", retriable=True
+            )
 
     return emit

@@ -42,13 +42,19 @@ def _facet(key: str, body: Mapping[str, Any]) -> dict[str, Any]:
 
 def _dataset(ds: ConnectDataset, secrets: list[str]) -> dict[str, Any]:
     if secrets:
-        ds = ConnectDataset(redact_text(ds.namespace, secrets), redact_text(ds.name, secrets),
-                            ds.kind, ds.fields)
+        ds = ConnectDataset(
+            redact_text(ds.namespace, secrets), redact_text(ds.name, secrets), ds.kind, ds.fields
+        )
     facets: dict[str, Any] = {
         "dataSource": _facet("dataSource", {"name": ds.namespace, "uri": ds.namespace}),
-        "datasetType": {"_producer": PRODUCER, "_schemaURL": (
-            "https://openlineage.io/spec/facets/1-0-1/DatasetTypeDatasetFacet.json"
-            "#/$defs/DatasetTypeDatasetFacet"), "datasetType": ds.kind},
+        "datasetType": {
+            "_producer": PRODUCER,
+            "_schemaURL": (
+                "https://openlineage.io/spec/facets/1-0-1/DatasetTypeDatasetFacet.json"
+                "#/$defs/DatasetTypeDatasetFacet"
+            ),
+            "datasetType": ds.kind,
+        },
     }
     if ds.fields:
         facets["schema"] = {**F.schema_facet(ds.fields), "_producer": PRODUCER}
@@ -78,8 +84,7 @@ def connect_facet(snapshot: ConnectorSnapshot, lineage: Lineage) -> dict[str, An
         "stopped": snapshot.state == "STOPPED",
         "workerId": snapshot.worker_id,
         "family": lineage.family,
-        "tasks": [{"id": t.id, "state": t.state, "workerId": t.worker_id}
-                  for t in snapshot.tasks],
+        "tasks": [{"id": t.id, "state": t.state, "workerId": t.worker_id} for t in snapshot.tasks],
         "config": redact_config(snapshot.config),
     }
 
@@ -98,15 +103,22 @@ def connector_event(
     secrets = secret_values(snapshot.config)
     run_facets: dict[str, Any] = {
         "kafkaConnect": connect_facet(snapshot, lineage),
-        "processing_engine": _facet("processing_engine", {
-            "name": "kafka-connect", "version": connect_version or "unknown",
-            "openlineageAdapterVersion": __version__}),
+        "processing_engine": _facet(
+            "processing_engine",
+            {
+                "name": "kafka-connect",
+                "version": connect_version or "unknown",
+                "openlineageAdapterVersion": __version__,
+            },
+        ),
     }
     if event_type == "FAIL":
         trace = failure_trace(snapshot) or f"connector {snapshot.name} failed"
         clean = redact_text(trace, secrets)
-        run_facets["errorMessage"] = {**F.error_message_facet(
-            clean.splitlines()[0] if clean.strip() else clean, clean), "_producer": PRODUCER}
+        run_facets["errorMessage"] = {
+            **F.error_message_facet(clean.splitlines()[0] if clean.strip() else clean, clean),
+            "_producer": PRODUCER,
+        }
     job_type = snapshot.type.upper() if snapshot.type in ("source", "sink") else "CONNECTOR"
     return {
         "eventType": event_type,
@@ -114,11 +126,23 @@ def connector_event(
         "producer": PRODUCER,
         "schemaURL": SCHEMA_URL,
         "run": {"runId": run_id, "facets": run_facets},
-        "job": {"namespace": namespace, "name": snapshot.name, "facets": {
-            "jobType": {**F.facet("jobType", {
-                "processingType": "STREAMING", "integration": "KAFKA_CONNECT",
-                "jobType": job_type}), "_producer": PRODUCER},
-        }},
+        "job": {
+            "namespace": namespace,
+            "name": snapshot.name,
+            "facets": {
+                "jobType": {
+                    **F.facet(
+                        "jobType",
+                        {
+                            "processingType": "STREAMING",
+                            "integration": "KAFKA_CONNECT",
+                            "jobType": job_type,
+                        },
+                    ),
+                    "_producer": PRODUCER,
+                },
+            },
+        },
         "inputs": [_dataset(d, secrets) for d in lineage.inputs],
         "outputs": [_dataset(d, secrets) for d in lineage.outputs],
     }

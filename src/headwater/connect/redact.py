@@ -32,17 +32,39 @@ __all__ = ["REDACTED", "is_secret_key", "redact_config", "redact_text", "secret_
 #: What a secret is replaced by.
 REDACTED = "[redacted]"
 
-_SECRET_PARTS = frozenset({
-    "password", "passwd", "pwd", "secret", "token", "credential", "credentials", "jaas",
-    "passphrase", "apikey", "accesskey", "secretkey", "privatekey",
-})
-_SECRET_PAIRS = frozenset({("access", "key"), ("secret", "key"), ("private", "key"),
-                           ("api", "key"), ("user", "info"), ("client", "secret")})
+_SECRET_PARTS = frozenset(
+    {
+        "password",
+        "passwd",
+        "pwd",
+        "secret",
+        "token",
+        "credential",
+        "credentials",
+        "jaas",
+        "passphrase",
+        "apikey",
+        "accesskey",
+        "secretkey",
+        "privatekey",
+    }
+)
+_SECRET_PAIRS = frozenset(
+    {
+        ("access", "key"),
+        ("secret", "key"),
+        ("private", "key"),
+        ("api", "key"),
+        ("user", "info"),
+        ("client", "secret"),
+    }
+)
 _REFERENCE = re.compile(r"^\$\{[^}]+\}$")
 _URL_CREDENTIALS = re.compile(r"(?P<scheme>[a-zA-Z][\w+.-]*://)(?P<user>[^:/@\s]+):[^@/\s]+@")
 _PARAM_SECRET = re.compile(
     r"(?i)(?P<key>\b(?:password|passwd|pwd|secret|token|apikey|api_key|access_key|secret_key)"
-    r"\s*[=:]\s*)(?P<quote>[\"']?)[^\"'&;,\s)]+(?P=quote)")
+    r"\s*[=:]\s*)(?P<quote>[\"']?)[^\"'&;,\s)]+(?P=quote)"
+)
 
 
 def is_secret_key(key: str) -> bool:
@@ -68,8 +90,9 @@ def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
 
 def secret_values(config: Mapping[str, str]) -> list[str]:
     """The values of ``config`` that :func:`redact_config` replaces."""
-    return [str(v) for k, v in config.items()
-            if is_secret_key(k) and v and not _REFERENCE.match(str(v))]
+    return [
+        str(v) for k, v in config.items() if is_secret_key(k) and v and not _REFERENCE.match(str(v))
+    ]
 
 
 def redact_config(config: Mapping[str, str]) -> dict[str, str]:

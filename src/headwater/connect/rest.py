@@ -76,8 +76,9 @@ class ClusterInfo:
 class ConnectClient:
     """Reads one Connect cluster; ``client`` is injectable (``httpx.MockTransport`` in tests)."""
 
-    def __init__(self, url: str, *, timeout: float = 10.0,
-                 client: httpx.Client | None = None) -> None:
+    def __init__(
+        self, url: str, *, timeout: float = 10.0, client: httpx.Client | None = None
+    ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise HeadwaterError(f"--connect-url must be http(s)://host:port, got {url!r}")
@@ -118,9 +119,14 @@ class ConnectClient:
             if not info:
                 continue  # created between the two halves of the answer: next poll
             tasks = tuple(
-                TaskStatus(int(t.get("id", 0)), str(t.get("state", "UNASSIGNED")),
-                           t.get("worker_id"), t.get("trace"))
-                for t in status.get("tasks") or [])
+                TaskStatus(
+                    int(t.get("id", 0)),
+                    str(t.get("state", "UNASSIGNED")),
+                    t.get("worker_id"),
+                    t.get("trace"),
+                )
+                for t in status.get("tasks") or []
+            )
             found[name] = ConnectorSnapshot(
                 name=name,
                 type=str(info.get("type") or status.get("type") or "unknown"),

@@ -51,20 +51,24 @@ class WatchState:
             return cls(path=path)
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
-            connectors = {name: ConnectorRecord(**rec)
-                          for name, rec in raw.get("connectors", {}).items()}
+            connectors = {
+                name: ConnectorRecord(**rec) for name, rec in raw.get("connectors", {}).items()
+            }
             pending = list(raw.get("pending", []))
         except (ValueError, TypeError, AttributeError) as exc:
-            raise ConfigError(f"--state {path} is not a headwater connect state file: {exc}") \
-                from exc
+            raise ConfigError(
+                f"--state {path} is not a headwater connect state file: {exc}"
+            ) from exc
         return cls(connectors, pending, path)
 
     def save(self) -> None:
         if self.path is None:
             return
-        body = {"version": _VERSION,
-                "connectors": {n: asdict(r) for n, r in sorted(self.connectors.items())},
-                "pending": self.pending}
+        body = {
+            "version": _VERSION,
+            "connectors": {n: asdict(r) for n, r in sorted(self.connectors.items())},
+            "pending": self.pending,
+        }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".connect-state.")
         try:

@@ -150,16 +150,21 @@ class ConnectWatcher:
             self.state.pending = []
             self.state.save()
 
-    def _event(self, event_type: str, snapshot: ConnectorSnapshot, lineage: Lineage,
-               run_id: str) -> dict[str, Any]:
+    def _event(
+        self, event_type: str, snapshot: ConnectorSnapshot, lineage: Lineage, run_id: str
+    ) -> dict[str, Any]:
         return connector_event(
-            event_type, snapshot=snapshot, lineage=lineage, namespace=self.namespace,
-            run_id=run_id, event_time=self._clock(),
-            connect_version=self._cluster.version if self._cluster else None)
+            event_type,
+            snapshot=snapshot,
+            lineage=lineage,
+            namespace=self.namespace,
+            run_id=run_id,
+            event_time=self._clock(),
+            connect_version=self._cluster.version if self._cluster else None,
+        )
 
     def _changes(self, snapshot: ConnectorSnapshot, ctx: NamingContext) -> list[dict[str, Any]]:
-        connector = Connector(snapshot.name, snapshot.type, snapshot.config,
-                              snapshot.active_topics)
+        connector = Connector(snapshot.name, snapshot.type, snapshot.config, snapshot.active_topics)
         lineage = lineage_of(connector, ctx)
         signature = _signature(snapshot, lineage)
         failed = _failed(snapshot)
@@ -169,8 +174,12 @@ class ConnectWatcher:
             return []
         if record is None or record.ended:
             incarnation = 0 if record is None else record.incarnation + 1
-            record = ConnectorRecord(incarnation, run_id_for(
-                self.namespace, snapshot.name, incarnation), signature, type=snapshot.type)
+            record = ConnectorRecord(
+                incarnation,
+                run_id_for(self.namespace, snapshot.name, incarnation),
+                signature,
+                type=snapshot.type,
+            )
             self.state.connectors[snapshot.name] = record
             events = [self._event("START", snapshot, lineage, record.run_id)]
             if failed:

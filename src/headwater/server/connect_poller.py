@@ -36,10 +36,12 @@ class ConnectPoller:
         self.settings = settings
         self.store = store
         self.watcher: ConnectWatcher = ConnectWatcher(
-            ConnectClient(settings.connect_url), self._ingest,
+            ConnectClient(settings.connect_url),
+            self._ingest,
             namespace=settings.connect_namespace,
             bootstrap_servers=settings.connect_bootstrap_servers,
-            state_path=settings.connect_state_path)
+            state_path=settings.connect_state_path,
+        )
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -50,11 +52,17 @@ class ConnectPoller:
 
     def start(self) -> None:
         self._thread = threading.Thread(
-            target=self.watcher.run, args=(self.settings.connect_interval, self._stop),
-            name="headwater-connect-poller", daemon=True)
+            target=self.watcher.run,
+            args=(self.settings.connect_interval, self._stop),
+            name="headwater-connect-poller",
+            daemon=True,
+        )
         self._thread.start()
-        logger.info("polling Kafka Connect at %s every %gs", self.settings.connect_url,
-                    self.settings.connect_interval)
+        logger.info(
+            "polling Kafka Connect at %s every %gs",
+            self.settings.connect_url,
+            self.settings.connect_interval,
+        )
 
     def close(self, timeout: float = 15.0) -> None:
         self._stop.set()

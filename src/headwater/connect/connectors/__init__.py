@@ -71,10 +71,13 @@ def topics_only(connector: Connector, ctx: NamingContext) -> Lineage:
     """The topic side of a connector no family knows."""
     namespace = worker_kafka_namespace(connector, ctx)
     if connector.type == "sink":
-        return Lineage("topics", inputs=topic_datasets(
-            namespace, sink_topic_names(connector, ctx), connector.config))
-    return Lineage("topics", outputs=topic_datasets(
-        namespace, source_topic_names(connector), connector.config))
+        return Lineage(
+            "topics",
+            inputs=topic_datasets(namespace, sink_topic_names(connector, ctx), connector.config),
+        )
+    return Lineage(
+        "topics", outputs=topic_datasets(namespace, source_topic_names(connector), connector.config)
+    )
 
 
 def lineage_of(connector: Connector, ctx: NamingContext) -> Lineage:

@@ -111,8 +111,11 @@ def matching(patterns: Iterable[str], names: Iterable[str]) -> list[str]:
 
 def worker_bootstrap(connector: Connector, ctx: NamingContext) -> str | None:
     config = connector.config
-    own = (config.get("producer.override.bootstrap.servers")
-           if connector.type == "source" else config.get("consumer.override.bootstrap.servers"))
+    own = (
+        config.get("producer.override.bootstrap.servers")
+        if connector.type == "source"
+        else config.get("consumer.override.bootstrap.servers")
+    )
     return own or ctx.bootstrap_servers
 
 
@@ -170,8 +173,9 @@ def converter_fields(config: Mapping[str, str]) -> tuple[SchemaField, ...]:
     return tuple(fields)
 
 
-def topic_datasets(namespace: str | None, names: Iterable[str],
-                   config: Mapping[str, str]) -> tuple[ConnectDataset, ...]:
+def topic_datasets(
+    namespace: str | None, names: Iterable[str], config: Mapping[str, str]
+) -> tuple[ConnectDataset, ...]:
     """TOPIC datasets on ``namespace`` (none when the cluster is unknown)."""
     if namespace is None:
         return ()

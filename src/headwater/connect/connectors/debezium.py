@@ -51,7 +51,7 @@ def postgres_source(connector: Connector, ctx: NamingContext) -> Lineage:
     tables = literal_tables(config.get("table.include.list") or config.get("table.whitelist"))
     if prefix:
         for topic in connector.active_topics:
-            rest = topic[len(prefix) + 1:] if topic.startswith(prefix + ".") else ""
+            rest = topic[len(prefix) + 1 :] if topic.startswith(prefix + ".") else ""
             parts = rest.split(".")
             if len(parts) == 2 and all(parts):
                 tables.append((parts[0], parts[1]))
@@ -62,8 +62,9 @@ def postgres_source(connector: Connector, ctx: NamingContext) -> Lineage:
     inputs: tuple[ConnectDataset, ...] = ()
     if host and database:
         location = jdbc_location(f"jdbc:postgresql://{host}:{port}/{database}")
-        inputs = tuple(ConnectDataset(location.namespace, location.table_name(t), "TABLE")
-                       for t in tables)
+        inputs = tuple(
+            ConnectDataset(location.namespace, location.table_name(t), "TABLE") for t in tables
+        )
     topics = [f"{prefix}.{schema}.{table}" for schema, table in tables] if prefix else []
     outputs = topic_datasets(worker_kafka_namespace(connector, ctx), topics, config)
     return Lineage("debezium-postgres", inputs, outputs)

@@ -28,12 +28,14 @@ def _file(connector: Connector) -> tuple[ConnectDataset, ...]:
 
 
 def file_source(connector: Connector, ctx: NamingContext) -> Lineage:
-    outputs = topic_datasets(worker_kafka_namespace(connector, ctx),
-                             source_topic_names(connector), connector.config)
+    outputs = topic_datasets(
+        worker_kafka_namespace(connector, ctx), source_topic_names(connector), connector.config
+    )
     return Lineage("file", _file(connector), outputs)
 
 
 def file_sink(connector: Connector, ctx: NamingContext) -> Lineage:
-    inputs = topic_datasets(worker_kafka_namespace(connector, ctx),
-                            sink_topic_names(connector, ctx), connector.config)
+    inputs = topic_datasets(
+        worker_kafka_namespace(connector, ctx), sink_topic_names(connector, ctx), connector.config
+    )
     return Lineage("file", inputs, _file(connector))

@@ -48,8 +48,9 @@ def jdbc_source(connector: Connector, ctx: NamingContext) -> Lineage:
         tables = listed(config.get("table.include.list") or config.get("table.whitelist"))
         topics = [prefix + t.split(".")[-1] for t in tables]
     inputs = tuple(_table(url, t) for t in tables) if url else ()
-    outputs = topic_datasets(worker_kafka_namespace(connector, ctx),
-                             source_topic_names(connector, topics), config)
+    outputs = topic_datasets(
+        worker_kafka_namespace(connector, ctx), source_topic_names(connector, topics), config
+    )
     return Lineage("jdbc", inputs, outputs)
 
 
@@ -57,8 +58,9 @@ def jdbc_sink(connector: Connector, ctx: NamingContext) -> Lineage:
     config = connector.config
     url = config.get("connection.url", "").strip()
     topics = sink_topic_names(connector, ctx)
-    name_format = (config.get("table.name.format") or config.get("collection.name.format")
-                   or "${topic}")
+    name_format = (
+        config.get("table.name.format") or config.get("collection.name.format") or "${topic}"
+    )
     outputs = tuple(_table(url, name_format.replace("${topic}", t)) for t in topics) if url else ()
     inputs = topic_datasets(worker_kafka_namespace(connector, ctx), topics, config)
     return Lineage("jdbc", inputs, outputs)

@@ -34,21 +34,23 @@ _DEFAULT_EXCLUDE = [r".*[\-\.]internal", r".*\.replica", r"__.*"]
 def mirror_source(connector: Connector, ctx: NamingContext) -> Lineage:
     config = connector.config
     source = config.get("source.cluster.bootstrap.servers", "").strip() or None
-    target = (config.get("target.cluster.bootstrap.servers", "").strip()
-              or worker_bootstrap(connector, ctx))
+    target = config.get("target.cluster.bootstrap.servers", "").strip() or worker_bootstrap(
+        connector, ctx
+    )
     alias = config.get("source.cluster.alias", "source").strip()
     separator = config.get("replication.policy.separator", ".")
     identity = config.get("replication.policy.class", "").endswith("IdentityReplicationPolicy")
     prefix = "" if identity else f"{alias}{separator}"
 
     include = listed(config.get("topics")) or [".*"]
-    exclude = listed(config.get("topics.exclude") or config.get("topics.blacklist")) \
-        or _DEFAULT_EXCLUDE
+    exclude = (
+        listed(config.get("topics.exclude") or config.get("topics.blacklist")) or _DEFAULT_EXCLUDE
+    )
     candidates = ctx.topics_of(source)
     chosen = [t for t in matching(include, candidates) if t not in matching(exclude, [t])]
     # Literal topic names in ``topics`` are known even when the source cannot be listed.
     chosen += [t for t in include if t.replace(".", "").replace("-", "").replace("_", "").isalnum()]
-    chosen += [t[len(prefix):] for t in connector.active_topics if t.startswith(prefix)]
+    chosen += [t[len(prefix) :] for t in connector.active_topics if t.startswith(prefix)]
     chosen = list(dict.fromkeys(chosen))
     inputs = topic_datasets(kafka_namespace(source), chosen, config)
     outputs = topic_datasets(kafka_namespace(target), [prefix + t for t in chosen], config)
