@@ -24,6 +24,7 @@ __all__ = [
     "TEAM_JOBS",
     "TEAM_LAKE",
     "TEAM_ORPHAN_RUN",
+    "blocks",
     "events",
 ]
 
@@ -221,9 +222,34 @@ def events() -> list[dict[str, Any]]:
             "dataset": _dataset(CANARY_LAKE, "canary_ds_event", ["canary_col"]),
         },
         {
+            "eventTime": "2026-11-01T10:07:30Z",
+            "producer": _PRODUCER,
+            "schemaURL": _DATASET_EVENT,
+            "dataset": _dataset(CANARY_LAKE, "canary_ds_event", ["canary_col", "canary_col2"]),
+        },
+        {
             "eventTime": "2026-11-01T10:08:00Z",
             "producer": _PRODUCER,
             "schemaURL": _DATASET_EVENT,
             "dataset": _dataset(TEAM_LAKE, "orders_report", ["report_total"]),
         },
+        {
+            "eventTime": "2026-11-01T10:09:00Z",
+            "producer": _PRODUCER,
+            "schemaURL": _DATASET_EVENT,
+            "dataset": _dataset(TEAM_LAKE, "orders_report", ["report_count"]),
+        },
+    ]
+
+
+def blocks() -> list[dict[str, Any]]:
+    """Propagation blocks: one on a canary job's edge, one on all of a team job's."""
+    return [
+        {
+            "job": f"job:{CANARY_JOBS}:canary_reader_job",
+            "source": f"datasetField:{TEAM_LAKE}:orders_clean:order_id",
+            "target": f"datasetField:{CANARY_LAKE}:canary_out:canary_x",
+            "tag": "pii",
+        },
+        {"job": f"job:{TEAM_JOBS}:teama_app.orders_clean", "tag": "pii"},
     ]

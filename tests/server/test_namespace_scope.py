@@ -33,6 +33,7 @@ from tests.server.scope_events import (
     TEAM_JOBS,
     TEAM_LAKE,
     TEAM_ORPHAN_RUN,
+    blocks,
     events,
 )
 
@@ -60,6 +61,11 @@ ANSWERED = {
     "/api/v1/search",
     "/api/v1/events/lineage",
     "/api/v2/lineage",
+    "/api/v2/impact",
+    "/api/v2/drift",
+    "/api/v2/owners",
+    "/api/v2/propagation-blocks",
+    "/api/v2/tag-definitions",
 }
 
 
@@ -72,6 +78,9 @@ def seeded(store: Store) -> tuple[TestClient, str, dict[str, str]]:
     admin = {"Authorization": f"Bearer {API_KEY}"}
     posted = client.post("/api/v1/lineage/batch", json=events(), headers=admin)
     assert posted.status_code < 300, posted.text
+    for block in blocks():
+        made = client.post("/api/v2/propagation-blocks", json=block, headers=admin)
+        assert made.status_code == 201, made.text
     dataset = client.get(
         f"/api/v1/namespaces/{quote(TEAM_LAKE, safe='')}/datasets/orders_clean", headers=admin
     ).json()
@@ -235,6 +244,9 @@ def test_the_canary_is_there_for_a_token_without_namespaces(
         (f"/api/v1/jobs/runs/{TEAM_APP_RUN}/children", {}),
         (f"/api/v1/namespaces/{quote(TEAM_LAKE, safe='')}/datasets/orders_in", {}),
         (f"/api/v1/namespaces/{TEAM_JOBS}/jobs/teama_report", {}),
+        ("/api/v2/drift", {}),
+        ("/api/v2/propagation-blocks", {}),
+        ("/api/v2/impact", {"nodeId": f"dataset:{TEAM_LAKE}:orders_clean"}),
     ):
         response = _get(client, API_KEY, path, **params)
         assert response.status_code == 200, (path, response.text)
@@ -330,14 +342,32 @@ def test_the_event_log_holds_the_teams_events_only(
     client, team, _ = seeded
     answer = _get(client, team, "/api/v1/events/lineage", sortDirection="asc").json()
     about = [e["job"]["name"] if "job" in e else e["dataset"]["name"] for e in answer["events"]]
-    assert about == ["teama_app", "teama_app.orders_clean", "teama_report", "orders_report"]
-    assert answer["totalCount"] == 4
+    assert about == [
+        "teama_app",
+        "teama_app.orders_clean",
+        "teama_report",
+        "orders_report",
+        "orders_report",
+    ]
+    assert answer["totalCount"] == 5
     clean = answer["events"][1]
     assert [i["name"] for i in clean["inputs"]] == ["orders_in"]
     lineage = clean["outputs"][0]["facets"]["columnLineage"]["fields"]
     assert lineage["region"]["inputFields"] == []
     assert lineage["order_id"]["inputFields"][0]["name"] == "orders_in"
     assert "parent" not in answer["events"][2]["run"]["facets"]
+
+
+def test_drift_and_blocks_of_the_team_only(
+    seeded: tuple[TestClient, str, dict[str, str]],
+) -> None:
+    client, team, _ = seeded
+    drift = _get(client, team, "/api/v2/drift").json()
+    assert [d["name"] for d in drift["drifts"]] == ["orders_report"]
+    assert drift["totalCount"] == 1
+    assert _get(client, API_KEY, "/api/v2/drift").json()["totalCount"] == 2
+    found = _get(client, team, "/api/v2/propagation-blocks").json()["blocks"]
+    assert [b["job"] for b in found] == [f"job:{TEAM_JOBS}:teama_app.orders_clean"]
 
 
 def test_pages_and_counts_hold_visible_items(store: Store) -> None:

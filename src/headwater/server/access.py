@@ -99,6 +99,11 @@ NAMESPACE_FILTERED_READS = frozenset({
     "/api/v1/events/lineage",
     "/api/v1/jobs/runs/",
     "/api/v2/lineage",
+    "/api/v2/impact",
+    "/api/v2/drift",
+    "/api/v2/owners",
+    "/api/v2/propagation-blocks",
+    "/api/v2/tag-definitions",  # the tags' rules, no data of any namespace
 })
 
 

@@ -22,6 +22,7 @@ from headwater.server.deps import StoreDep, WriteAccess
 from headwater.server.handlers import RequestError
 from headwater.server.openapi import error_responses
 from headwater.server.routes.reading import (
+    ScopeDep,
     connection,
     holds_nul,
     node_id_query,
@@ -34,6 +35,7 @@ from headwater.store import classification as writes
 from headwater.store.reads import classification as reads
 from headwater.store.reads.common import aware
 from headwater.store.reads.nodes import require_node
+from headwater.store.reads.visibility import HiddenNodes
 
 __all__ = ["BlockBody", "add_block", "router"]
 
@@ -114,6 +116,7 @@ def _block(row: reads.BlockRow) -> dict[str, Any]:
             tags=["classification"])
 def get_blocks(
     store: StoreDep,
+    scope: ScopeDep,
     asOf: Annotated[str | None, time_query("The blocks in force at this time.")] = None,  # noqa: N803
     all: Annotated[bool, Query(  # noqa: A002 - the API's name
         description="Every block ever made, removed ones too.")] = False,
@@ -121,7 +124,8 @@ def get_blocks(
     """The blocks in force (now or at ``asOf``), or all of them."""
     when = parse_time(asOf, "asOf")
     with connection(store) as conn:
-        return {"blocks": [_block(row) for row in reads.blocks(conn, when, include_removed=all)]}
+        found = reads.blocks(conn, when, include_removed=all, scope=scope)
+    return {"blocks": [_block(row) for row in found]}
 
 
 def _node(conn: Any, value: str, field: str, kinds: tuple[NodeType, ...]) -> NodeId:
@@ -167,13 +171,13 @@ def delete_block(block_id: Annotated[int, Field(ge=1, le=2**31 - 1)],
 
 
 @router.get("/api/v2/owners", responses=error_responses(400, 404), tags=["classification"])
-def get_owners(store: StoreDep,
+def get_owners(store: StoreDep, scope: ScopeDep,
                nodeId: Annotated[str, node_id_query(NodeType.DATASET, NodeType.JOB)],  # noqa: N803
                ) -> dict[str, Any]:
     """A dataset's or job's owners: from ``ownership`` facets and the API."""
     node = parse_node_id(nodeId, "nodeId", (NodeType.DATASET, NodeType.JOB))
     with connection(store) as conn:
-        require_node(conn, node)
+        require_node(conn, node, HiddenNodes(conn, scope))
         return {"nodeId": str(node), "owners": reads.owners_of(conn, [str(node)])[str(node)]}
 
 

@@ -22,6 +22,7 @@ from headwater.server.openapi import error_responses
 from headwater.server.routes.reading import (
     Limit,
     Offset,
+    ScopeDep,
     connection,
     node_id_query,
     page,
@@ -33,6 +34,8 @@ from headwater.server.routes.reading import (
 from headwater.store.reads.common import dataset_ids
 from headwater.store.reads.drift import DriftFilter, drifts
 from headwater.store.reads.nodes import require_node
+from headwater.store.reads.scope import EVERYTHING, NamespaceScope
+from headwater.store.reads.visibility import HiddenNodes
 
 __all__ = ["DriftList", "drift_answer", "router"]
 
@@ -69,6 +72,7 @@ class DriftList(BaseModel):
             tags=["drift"])
 def get_drift(
     store: StoreDep,
+    scope: ScopeDep,
     since: Annotated[str | None, time_query("Drifts at or after this time.")] = None,
     until: Annotated[str | None, time_query("Drifts before this time.")] = None,
     dataset: Annotated[str | None, node_id_query(NodeType.DATASET)] = None,
@@ -79,22 +83,23 @@ def get_drift(
 ) -> dict[str, Any]:
     """Schema drifts, newest first, each with its changes."""
     with connection(store) as conn:
-        return drift_answer(conn, since, until, dataset, breaking, limit, offset)
+        return drift_answer(conn, since, until, dataset, breaking, limit, offset, scope)
 
 
 def drift_answer(conn: Any, since: str | None, until: str | None,
                  dataset: str | None, breaking: bool | None, limit: int,
-                 offset: int) -> dict[str, Any]:
-    """The ``/api/v2/drift`` answer on an open connection (also used by the CLI)."""
+                 offset: int, scope: NamespaceScope = EVERYTHING) -> dict[str, Any]:
+    """The ``/api/v2/drift`` answer on an open connection (also used by the CLI); only
+    datasets inside ``scope`` (one outside is 404 like a missing one)."""
     where = DriftFilter(since=parse_time(since, "since"), until=parse_time(until, "until"),
-                        breaking=breaking)
+                        breaking=breaking, scope=scope)
     if dataset is not None:
         node = parse_node_id(dataset, "dataset", (NodeType.DATASET,))
         if node.version:
             raise RequestError("dataset must name a dataset, not one of its versions",
                                field="query.dataset")
-        require_node(conn, node)
+        require_node(conn, node, HiddenNodes(conn, scope))
         ids = dataset_ids(conn, [(node.namespace, node.name)])
-        where = DriftFilter(where.since, where.until, next(iter(ids.values())), breaking)
+        where = DriftFilter(where.since, where.until, next(iter(ids.values())), breaking, scope)
     rows, total = drifts(conn, where, page(limit, offset))
     return {"totalCount": total, "drifts": rows}

@@ -24,6 +24,7 @@ from headwater.server.deps import StoreDep
 from headwater.server.handlers import RequestError
 from headwater.server.openapi import error_responses
 from headwater.server.routes.reading import (
+    ScopeDep,
     connection,
     node_id_query,
     parse_node_id,
@@ -33,6 +34,7 @@ from headwater.server.routes.reading import (
 )
 from headwater.store.reads.lineage import ColumnLineage, TableLineage
 from headwater.store.reads.nodes import pinned_version, require_node
+from headwater.store.reads.scope import EVERYTHING, NamespaceScope
 from headwater.store.reads.visibility import HiddenNodes
 
 __all__ = ["ImpactResponse", "impact_answer", "impact_filter", "router"]
@@ -99,6 +101,7 @@ _CSV_RESPONSE: dict[int | str, dict[str, Any]] = {
 def get_impact(
     nodeId: Annotated[str, node_id_query(*_STARTS)],  # noqa: N803 - the API's camelCase names
     store: StoreDep,
+    scope: ScopeDep,
     depth: Annotated[int, Query(ge=0, le=100, description="Jobs to cross, 0-100.")] = 10,
     asOf: Annotated[  # noqa: N803
         str | None, time_query("Answer with the column and job lineage known at this time.")
@@ -122,7 +125,7 @@ def get_impact(
     as_of = parse_time(asOf, "asOf")
     filters = impact_filter(edges, namespace or (), job or ())
     with connection(store) as conn:
-        answer = impact_answer(conn, nodeId, depth, as_of, filters, maxNodes)
+        answer = impact_answer(conn, nodeId, depth, as_of, filters, maxNodes, scope)
     if format == "csv":
         return Response(to_csv(answer), media_type="text/csv")
     return answer
@@ -144,11 +147,13 @@ def impact_answer(
     as_of: datetime | None,
     filters: ImpactFilter,
     max_nodes: int,
+    scope: NamespaceScope = EVERYTHING,
 ) -> dict[str, Any]:
     """The ``/api/v2/impact`` answer, computed on an open database connection (also
-    used by the CLI); the connection is handed to the store's readers untouched."""
+    used by the CLI); the connection is handed to the store's readers untouched. The
+    walk stays inside ``scope`` (a start outside it is 404 like a missing one)."""
     node = parse_node_id(node_id, allowed=_STARTS)
-    hidden = HiddenNodes(conn)
+    hidden = HiddenNodes(conn, scope)
     require_node(conn, node, hidden)
     if node.version:
         # A pinned version answers as of that version's time.

@@ -36,6 +36,7 @@ from headwater.store import classification as c
 from headwater.store import tables as t
 from headwater.store.keys import field_node, job_node
 from headwater.store.reads.common import chunks, dataset_ids, naive, split_node_key
+from headwater.store.reads.scope import EVERYTHING, NamespaceScope
 
 __all__ = [
     "BlockRow",
@@ -207,8 +208,9 @@ def propagation_flags(conn: sa.Connection, as_of: datetime | None) -> dict[str, 
 
 
 def blocks(conn: sa.Connection, as_of: datetime | None, *,
-           include_removed: bool = False) -> list[BlockRow]:
-    """Blocks in force at ``as_of`` (now when None), or every one ever made."""
+           include_removed: bool = False, scope: NamespaceScope = EVERYTHING) -> list[BlockRow]:
+    """Blocks in force at ``as_of`` (now when None), or every one ever made; only those
+    whose job and fields are inside ``scope``."""
     b = c.propagation_blocks
     query = sa.select(b).order_by(b.c.id)
     if not include_removed:
@@ -219,7 +221,9 @@ def blocks(conn: sa.Connection, as_of: datetime | None, *,
             query = query.where(b.c.created_at <= when,
                                 sa.or_(b.c.removed_at.is_(None), b.c.removed_at > when))
     return [BlockRow(row.id, row.job, row.source_field, row.target_field, row.tag, row.reason,
-                     row.created_at, row.removed_at) for row in conn.execute(query)]
+                     row.created_at, row.removed_at) for row in conn.execute(query)
+            if all(scope.sees_node(node) for node in (row.job, row.source_field, row.target_field)
+                   if node)]
 
 
 def dataset_columns(conn: sa.Connection, datasets: Iterable[str]) -> dict[str, list[str]]:

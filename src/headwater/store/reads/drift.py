@@ -15,6 +15,7 @@ import sqlalchemy as sa
 
 from headwater.store import tables as t
 from headwater.store.reads.common import Page, aware, naive, paged
+from headwater.store.reads.scope import EVERYTHING, NamespaceScope
 from headwater.store.reads.visibility import visible
 
 __all__ = ["DriftFilter", "drifts"]
@@ -30,6 +31,8 @@ class DriftFilter:
     until: datetime | None = None
     dataset_id: int | None = None
     breaking: bool | None = None
+    #: Only drifts of datasets in these namespaces.
+    scope: NamespaceScope = EVERYTHING
 
 
 def drifts(conn: sa.Connection, where: DriftFilter, page: Page) -> tuple[list[dict[str, Any]], int]:
@@ -40,7 +43,7 @@ def drifts(conn: sa.Connection, where: DriftFilter, page: Page) -> tuple[list[di
                   _d.c.name.label("name"))
         .select_from(_dd.join(_d, _d.c.id == _dd.c.dataset_id)
                      .join(_ns, _ns.c.id == _d.c.namespace_id))
-        .where(visible(_d))
+        .where(visible(_d), where.scope.where(_ns.c.name))
     )
     if where.since is not None:
         query = query.where(_dd.c.changed_at >= naive(where.since))
