@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -185,6 +186,14 @@ def test_every_paged_list_has_an_iterator() -> None:
         if isinstance(described, Pages)
     }
     assert {METHODS[operation][0] for operation in paged} == iterated
+
+
+def test_every_method_is_documented() -> None:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "python-api.md").read_text()
+    methods = [
+        name for name, value in vars(Operations).items() if isinstance(value, Operation | Pages)
+    ]
+    assert [name for name in methods if f"`{name}" not in docs and f" {name}(" not in docs] == []
 
 
 def test_the_client_imports_no_server_dependency() -> None:
