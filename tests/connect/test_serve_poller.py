@@ -74,6 +74,10 @@ def test_serve_polls_connect_into_its_store(connect_worker, kafka_bootstrap, tmp
                 lambda j: (j.get("latestRun") or {}).get("state") == "COMPLETED",
             )
             assert job["latestRun"]["id"] == run_id
+            # The COMPLETE of a deleted connector keeps the datasets its run had.
+            assert {(d["namespace"], d["name"]) for d in job["inputs"]} == {("file", str(source))}
+            graph = client.get("/api/v1/lineage", params={"nodeId": f"dataset:file:{source}"})
+            assert f"job:connect-test:{name}" in {n["id"] for n in graph.json()["graph"]}
             runs = client.get(f"/api/v1/namespaces/connect-test/jobs/{name}/runs").json()["runs"]
             assert [r["id"] for r in runs] == [run_id]
     finally:
