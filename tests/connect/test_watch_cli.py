@@ -124,3 +124,15 @@ def test_deliver_through_the_http_transport_into_a_server(tmp_path: Path):
             assert run.json()["state"] == "RUNNING"
     finally:
         store.close()
+
+
+def test_every_watch_option_and_connector_family_is_documented():
+    from headwater.cli.connect import watch
+    from headwater.connect.connectors import FAMILIES
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "connect.md").read_text()
+    for param in watch.params:
+        for option in param.opts:
+            assert f"`{option}" in docs, option
+    for connector_class in FAMILIES:
+        assert f"`{connector_class}`" in docs, connector_class
