@@ -4,7 +4,8 @@ Left out, because they legitimately depend on arrival order or the clock:
 
 * surrogate ``id`` columns (autoincrement order = arrival order); every foreign
   key to one is replaced by the referenced row's natural key instead;
-* ``events.received_at`` (wall-clock ingest time);
+* ``events.received_at`` (wall-clock ingest time) and ``retention_floor.updated_at``
+  (when retention, or the rebuild that carried the floor, ran);
 * ``audit_log``: it records requests, not lineage, and its rows are written by
   a timer;
 * ``producer_hours``: arrivals counted by the hour the server received them
@@ -26,7 +27,7 @@ from headwater.store import Store
 from headwater.store import tables as t
 from headwater.store.queries import run_input_versions
 
-EXCLUDED = {("events", "received_at")}
+EXCLUDED = {("events", "received_at"), ("retention_floor", "updated_at")}
 EXCLUDED_TABLES = {"audit_log", "producer_hours"}
 
 

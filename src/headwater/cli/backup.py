@@ -117,7 +117,7 @@ def rebuild(from_raw: bool, db_url: str | None, into: str | None) -> None:
     from headwater.config import Settings
     from headwater.server.app import open_store
     from headwater.server.ingest import ingest_batch
-    from headwater.store import raw_log
+    from headwater.store import raw_log, retention
 
     source_url = Settings.from_env(db_url=db_url).database_url
     target_url = into or _beside(source_url)
@@ -147,6 +147,8 @@ def rebuild(from_raw: bool, db_url: str | None, into: str | None) -> None:
                             click.echo(f"refused event {failed.reason}", err=True)
                         progress.update(task, advance=len(lot))
                 rebuilt = raw_log.count(target.engine)
+                # Last: the kept runs' events may be older than the floor.
+                floor = retention.copy_floor(engine, target.engine)
             finally:
                 target.close()
         finally:
@@ -156,6 +158,8 @@ def rebuild(from_raw: bool, db_url: str | None, into: str | None) -> None:
     click.echo(f"rebuilt {rebuilt} of {total} events into {_shown(target_url)}")
     click.echo("carried over: " + ", ".join(f"{n} rows of {table}"
                                              for table, n in carried.items()))
+    if floor is not None:
+        click.echo(f"carried over: the retention floor {floor.isoformat()}Z")
     for what, n in not_carried.items():
         click.echo(f"not carried over (not in the raw log): {n} {what}", err=True)
     if rebuilt != total or refused:

@@ -8,8 +8,9 @@
    replay, a consumer rewind), so a deleted run is never brought back;
 2. deletes, in transactions of at most ``batch`` runs each, the runs whose
    every event is older than the cutoff (``runs.updated_at``, their latest
-   event time), with their raw events, facet-history rows, inputs, outputs,
-   the dataset versions they produced and those versions' drift rows;
+   event time), with their raw events, facet-history rows, latest facets,
+   inputs, outputs, the dataset versions they produced and those versions'
+   facets and drift rows;
 3. drops the per-producer hours before the cutoff;
 4. on SQLite in incremental auto-vacuum mode, gives the freed pages back to
    the file system a bounded step at a time.
@@ -51,6 +52,7 @@ __all__ = [
     "DEFAULT_BATCH",
     "FLOOR_REFRESH_SECONDS",
     "Pruned",
+    "copy_floor",
     "create_sqlite_file",
     "protected_runs",
     "prune",
@@ -97,6 +99,18 @@ def read_floor(conn: sa.Connection) -> datetime | None:
     """The event time before which events are refused, or None if retention never ran."""
     return conn.scalar(sa.select(retention_floor.c.floor)
                        .where(retention_floor.c.name == _FLOOR_NAME))
+
+
+def copy_floor(source: sa.Engine, target: sa.Engine) -> datetime | None:
+    """Give ``target`` the floor of ``source`` (a rebuild: after its events are in, since
+    the kept runs' raw events may be older than the floor); the floor copied, if any."""
+    with source.connect() as conn:
+        if not sa.inspect(conn).has_table(retention_floor.name):
+            return None  # an older schema: retention never ran there
+        floor = read_floor(conn)
+    if floor is not None:
+        _raise_floor(target, floor)
+    return floor
 
 
 def _raise_floor(engine: sa.Engine, cutoff: datetime) -> datetime:
@@ -163,6 +177,8 @@ def _delete_runs(conn: sa.Connection, uuids: list[str], into: Pruned) -> None:
     versions = list(conn.scalars(sa.select(v.c.uuid).where(v.c.run_uuid.in_(uuids))))
     for part in chunks(versions):
         conn.execute(sa.delete(t.dataset_drifts).where(t.dataset_drifts.c.version_uuid.in_(part)))
+        conn.execute(sa.delete(t.facets).where(t.facets.c.kind == "dataset_version",
+                                               t.facets.c.subject.in_(part)))
         into.dataset_versions += conn.execute(
             sa.delete(v).where(v.c.uuid.in_(part))).rowcount or 0
     nodes = [f"run:{u}" for u in uuids]
