@@ -3,9 +3,12 @@ sends that operation's method and path; it imports nothing of the server stack."
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 import sys
+import types
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -169,6 +172,51 @@ def test_each_method_sends_its_operation(
     call = described.build(*args, **kwargs)
     assert (call.method, bool(_pattern(operation[1]).match(call.path))) == (operation[0], True)
     assert callable(getattr(Client(), name)) and callable(getattr(AsyncClient(), name))
+
+
+def _fields(
+    kind: Any, schema: dict[str, Any], schemas: dict[str, Any], path: str, problems: list[str]
+) -> None:
+    """Compare a model with a JSON schema: the same property names, all the way down."""
+    if "$ref" in schema:
+        schema = schemas[schema["$ref"].rsplit("/", 1)[1]]
+    arms = [a for a in schema.get("anyOf", [schema]) if a.get("type") != "null"]
+    schema = arms[0] if len(arms) == 1 else schema
+    if "$ref" in schema:
+        schema = schemas[schema["$ref"].rsplit("/", 1)[1]]
+    kind = (
+        next((a for a in typing.get_args(kind) if a is not type(None)), kind)
+        if (typing.get_origin(kind) in (typing.Union, types.UnionType))
+        else kind
+    )
+    if schema.get("type") == "array" and typing.get_origin(kind) is tuple:
+        _fields(typing.get_args(kind)[0], schema.get("items", {}), schemas, f"{path}[]", problems)
+    elif "properties" in schema and dataclasses.is_dataclass(kind):
+        hints = typing.get_type_hints(kind)
+        declared = set(schema["properties"])
+        if declared != set(hints):
+            problems.append(
+                f"{path} ({kind.__name__}): server {sorted(declared - set(hints))}"
+                f" client {sorted(set(hints) - declared)}"
+            )
+        for name in declared & set(hints):
+            _fields(hints[name], schema["properties"][name], schemas, f"{path}.{name}", problems)
+
+
+def test_every_model_has_the_fields_the_server_declares() -> None:
+    spec = create_app(Settings(db_url="sqlite:///:memory:")).openapi()
+    problems: list[str] = []
+    compared = 0
+    for (method, path), (name, args, kwargs) in METHODS.items():
+        answers = spec["paths"][path][method.lower()]["responses"]
+        ok = next(answers[code] for code in answers if code.startswith("2"))
+        schema = ok.get("content", {}).get("application/json", {}).get("schema", {})
+        kind = getattr(vars(Operations)[name].build(*args, **kwargs).read, "kind", None)
+        if kind is not None and "$ref" in schema:
+            compared += 1
+            _fields(kind, schema, spec["components"]["schemas"], f"{method} {path}", problems)
+    assert problems == []
+    assert compared > 50
 
 
 def test_every_paged_list_has_an_iterator() -> None:

@@ -92,6 +92,7 @@ def model(kind: type[R]) -> Reader[R]:
             raise UnexpectedAnswer(f"not JSON: {response.text[:200]!r}") from exc
         return decode(kind, body, strict=strict)
 
+    read.kind = kind  # type: ignore[attr-defined]  # the model, for the tests against /openapi.json
     return read
 
 
