@@ -77,7 +77,7 @@ def _decode(kind: Any, value: Any, path: str, strict: bool) -> Any:
             raise UnexpectedAnswer(f"expected an object, got {_kind(value)}", path)
         _, item = typing.get_args(kind)
         return {k: _decode(item, v, f"{path}.{k}", strict) for k, v in value.items()}
-    if dataclasses.is_dataclass(kind):
+    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
         return _dataclass(kind, value, path, strict)
     if kind is datetime:
         if not isinstance(value, str):
