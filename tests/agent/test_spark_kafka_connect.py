@@ -19,27 +19,9 @@ from headwater.server.app import create_app
 from headwater.store import Store
 from tests.agent.spec import validate_event
 from tests.connect.helpers import Collected, delete, put, running, wait_state, watcher_for
+from tests.support.kafka_topics import read_messages
 
 pytestmark = [pytest.mark.spark, pytest.mark.kafka, pytest.mark.slow]
-
-
-def _read_all(spark: Any, bootstrap: str, topic: str, expected: int) -> None:
-    # The connector copies the file asynchronously: wait until the topic holds every line.
-    import time
-
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        count = (
-            spark.read.format("kafka")
-            .option("kafka.bootstrap.servers", bootstrap)
-            .option("subscribe", topic)
-            .load()
-            .count()
-        )
-        if count >= expected:
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"{topic} never held {expected} messages")
 
 
 def _downstream_path(graph: list[dict[str, Any]], start: str) -> dict[str, str | None]:
@@ -78,7 +60,8 @@ def test_file_source_connector_then_spark_job_is_one_connected_graph(
     watcher = watcher_for(connect_worker.url, kafka_bootstrap, tmp_path / "state.json", sent)
     watcher.poll()
 
-    _read_all(spark, kafka_bootstrap, topic, 5)
+    # The connector copies the file asynchronously: wait until the topic holds every line.
+    assert len(read_messages(kafka_bootstrap, topic, 5, timeout=60)) == 5
     (
         spark.read.format("kafka")
         .option("kafka.bootstrap.servers", kafka_bootstrap)
