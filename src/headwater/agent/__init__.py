@@ -60,6 +60,7 @@ class Agent:
         self._tuner: Any = None
         self._dropped: Any = None
         self._streams: Any = None
+        self._ml: Any = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -145,6 +146,28 @@ class Agent:
             self._log_once("listening to streaming queries", exc)
         self._spark_context = spark.sparkContext
         try:
+            from headwater.agent.ml_hooks import install_ml_hooks
+            from headwater.agent.ml_models import ModelLineage
+
+            self._ml = ModelLineage(
+                self.model,
+                self._context,
+                self._emit,
+                self._worker.submit,
+                self._log_once,
+                catalog_impl=self._context.get("catalog_impl", "hive"),
+                remove_path=getattr(config, "remove_path_pattern", None),
+            )
+            install_ml_hooks(_model_lineage_for)
+            if self._streams is not None:
+                self._streams.models = self._ml
+        except ImportError:  # pyspark.ml needs numpy: no models without it
+            logger.debug("pyspark.ml is not importable; models go unseen", exc_info=True)
+            self._ml = None
+        except Exception as exc:  # models go unseen; the rest of the lineage is unaffected
+            self._log_once("wrapping Spark ML", exc)
+            self._ml = None
+        try:
             from headwater.agent.rdds import install_rdd_hooks
 
             install_rdd_hooks(_rdd_save_begins, _rdd_save_ends)
@@ -181,6 +204,7 @@ class Agent:
     def _handle(self, item: Any) -> None:
         from headwater.agent.actions import action_events, plan_datasets, rdd_save_events
         from headwater.agent.listener import PendingAction
+        from headwater.agent.ml_models import ModelStep
         from headwater.agent.py4j.proxies import proxy_scope
         from headwater.agent.rdds import RddSavePhase
         from headwater.agent.sources import VisitContext
@@ -189,13 +213,20 @@ class Agent:
         if isinstance(item, StreamStep):
             self._streams.handle(item)
             return
+        if isinstance(item, ModelStep):
+            self._ml.handle(item)
+            return
         if isinstance(item, RddSavePhase):
-            for event in rdd_save_events(item, self.model, getattr(self.config, "remove_path_pattern", None)):
-                self._emit(event)
+            remove_path = getattr(self.config, "remove_path_pattern", None)
+            saved = rdd_save_events(item, self.model, remove_path)
+            if self._ml is None or not self._ml.is_internal(saved):
+                for event in saved:
+                    self._emit(event)
             return
         began, began_cpu = time.perf_counter(), time.thread_time()
         metrics = getattr(self.emitter, "metrics", None)
         stream_run = None
+        analyzed = None
         if isinstance(item, PendingAction):
             if self._streams is not None:
                 stream_run = self._streams.owner(item.qe)
@@ -207,6 +238,8 @@ class Agent:
             # The capture is the last use of the action's JVM objects: released
             # at once rather than at Python's next full collection (see .py4j.proxies).
             with proxy_scope(item.qe, item.jplan, item.exception):
+                if self._ml is not None and self._ml.columns:
+                    analyzed = self._analyzed_json(item.qe)
                 capture = self._listener.capture_pending(item)
                 item.qe = item.jplan = item.exception = None
             if capture is None:  # an insert nested in a command reported on its own
@@ -229,11 +262,25 @@ class Agent:
             self._streams.absorb(stream_run, inputs, outputs)
             return
         events = action_events(capture, self.model, ctx, catalog_impl)
+        if self._ml is not None:
+            if self._ml.is_internal(events):
+                return
+            if analyzed is not None:
+                self._ml.add_models(events, analyzed)
         record = getattr(metrics, "record_build", None)
         if record is not None:
             record(time.perf_counter() - began, time.thread_time() - began_cpu)
         for event in events:
             self._emit(event)
+
+    def _analyzed_json(self, qe: Any) -> str | None:
+        """The action's analyzed plan as JSON, where the columns a model added keep
+        the ids ``transform`` saw (the optimizer may fold them into others)."""
+        try:
+            return str(qe.analyzed().toJSON())
+        except Exception as exc:
+            self._log_once("reading an action's analyzed plan", exc)
+            return None
 
     def _note_worker_jvm_thread(self, metrics: Any) -> None:
         """Name the JVM thread serving the worker's py4j calls in the metrics (for benchmarks)."""
@@ -298,6 +345,8 @@ class Agent:
             self._worker.stop(timeout)
             if self._streams is not None:
                 self._streams.close(error)
+            if self._ml is not None:
+                self._ml.close()
             if error is None:
                 self._emit(self.model.application_event("COMPLETE"))
             else:
@@ -402,6 +451,12 @@ def _agent_for(spark_context: Any) -> Agent | None:
         if agent.enabled and not agent._closed and agent._spark_context is spark_context:
             return agent
     return None
+
+
+def _model_lineage_for(spark_context: Any) -> Any:
+    """The model lineage of the open agent watching ``spark_context`` (see .ml_hooks)."""
+    agent = _agent_for(spark_context)
+    return agent._ml if agent is not None else None
 
 
 def _rdd_save_begins(

@@ -225,6 +225,9 @@ class StreamingLineage:
         #: the worker stops first).
         self._ending: dict[str, StreamStep] = {}
         self.listener = StreamingListener(jsession, submit, log_once, interval)
+        #: The agent's :class:`~headwater.agent.ml_models.ModelLineage`, when it has one:
+        #: a query that scores with a model reads it.
+        self.models: Any = None
         self._jlistener = jvm.org.apache.spark.sql.streaming.PythonStreamingQueryListenerWrapper(
             self.listener
         )
@@ -307,6 +310,11 @@ class StreamingLineage:
                 run.micro_batch = MicroBatch(
                     tuple(columns), column_sources(visited, ctx.tree.children[0], columns)
                 )
+                if self.models is not None and self.models.columns:
+                    scored = {"inputs": run.inputs, "outputs": run.outputs}
+                    analyzed = str(run.execution.analyzedPlan().toJSON())
+                    self.models.add_models([scored], analyzed, whole_plan=True)
+                    run.inputs, run.outputs = scored["inputs"], scored["outputs"]
                 node = run.name or "streaming_query"
                 run.job = {
                     "namespace": self._model.namespace,

@@ -1,0 +1,220 @@
+"""Wrappers around ``pyspark.ml``: where Python sees a model being fitted, used,
+saved, loaded and evaluated.
+
+Spark's plans hold no model identity (a model's ``transform`` adds UDF
+expressions that name no model), so the agent learns about models from the
+Python calls that make and use them:
+
+* ``Estimator.fit(dataset)``: the training DataFrame and the fitted model;
+* ``Transformer.transform(dataset)``: the columns a model adds to a DataFrame;
+* ``MLWriter.save(path)`` and ``JavaMLWriter.save(path)``: where a model (or a
+  stage, or an estimator) is saved, and so which writes are its internals;
+* ``MLReadable.load(path)``: a model read back from a path;
+* ``Evaluator.evaluate(dataset)``: a metric computed on a model's predictions.
+
+Only the outermost call on a thread counts: a ``Pipeline``'s fit fits its
+stages, a ``PipelineModel``'s transform and save run its stages' own. Each
+wrapper runs PySpark's method untouched with the caller's arguments and returns
+its result or raises its exception unchanged; what the agent does with the
+call (:class:`~headwater.agent.ml_models.ModelLineage`) never raises into it.
+
+``JavaMLWriter`` keeps no reference to the instance it writes (only its Java
+writer), so its ``__init__`` is wrapped to note it (``_headwater_instance``).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["install_ml_hooks", "saved_instance"]
+
+logger = logging.getLogger(__name__)
+
+_install_lock = threading.Lock()
+_depth = threading.local()
+
+#: ``spark_context -> ModelLineage | None``: the lineage of the agent watching it.
+Finder = Callable[[Any], Any]
+
+
+@contextmanager
+def _outermost(kind: str) -> Iterator[bool]:
+    """Whether this is the outermost ``kind`` call on this thread, for its duration."""
+    depth = getattr(_depth, kind, 0)
+    setattr(_depth, kind, depth + 1)
+    try:
+        yield depth == 0
+    finally:
+        setattr(_depth, kind, depth)
+
+
+def _context_of(frame: Any) -> Any:
+    try:
+        return frame.sparkSession.sparkContext
+    except Exception:
+        return None
+
+
+def _lineage(find: Finder, frame: Any) -> Any:
+    try:
+        context = _context_of(frame)
+        return find(context) if context is not None else None
+    except Exception:
+        logger.debug("no model lineage for this DataFrame", exc_info=True)
+        return None
+
+
+def _quietly(what: str, call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except Exception:
+        logger.debug("headwater agent: %s failed", what, exc_info=True)
+        return None
+
+
+def _wrap_fit(original: Callable[..., Any], find: Finder) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def fit(self: Any, dataset: Any, params: Any = None) -> Any:
+        with _outermost("fit") as outermost:
+            lineage = _lineage(find, dataset) if outermost and not isinstance(params, (list, tuple)) else None
+            token = _quietly("noting a fit", lambda: lineage.fit_begins(self, dataset)) if lineage else None
+            try:
+                model = original(self, dataset, params)
+            except BaseException as exc:
+                if token is not None:
+                    _quietly("noting a failed fit", functools.partial(lineage.fit_ends, token, None, exc))
+                raise
+            if token is not None:
+                _quietly("noting a fitted model", lambda: lineage.fit_ends(token, model, None))
+            return model
+
+    fit.__headwater_wrapped__ = True  # type: ignore[attr-defined]
+    return fit
+
+
+def _wrap_transform(original: Callable[..., Any], find: Finder) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def transform(self: Any, dataset: Any, params: Any = None) -> Any:
+        with _outermost("transform") as outermost:
+            result = original(self, dataset, params)
+            if outermost:
+                lineage = _lineage(find, dataset)
+                if lineage is not None:
+                    _quietly("noting a transform", lambda: lineage.transformed(self, dataset, result))
+            return result
+
+    transform.__headwater_wrapped__ = True  # type: ignore[attr-defined]
+    return transform
+
+
+def saved_instance(writer: Any) -> Any:
+    """The ML instance a writer saves (``instance`` on Python writers)."""
+    return getattr(writer, "instance", None) or getattr(writer, "_headwater_instance", None)
+
+
+def _wrap_save(original: Callable[..., Any], find: Finder) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def save(self: Any, path: str) -> Any:
+        with _outermost("save") as outermost:
+            lineage = None
+            if outermost:
+                session = getattr(self, "sparkSession", None)
+                context = getattr(session, "sparkContext", None)
+                lineage = _quietly("finding the agent", lambda: find(context)) if context else None
+            token = None
+            if lineage is not None:
+                token = _quietly("noting a save", lambda: lineage.saving(saved_instance(self), path))
+            try:
+                result = original(self, path)
+            except BaseException as exc:
+                if token is not None:
+                    _quietly("noting a failed save", functools.partial(lineage.saved, token, exc))
+                raise
+            if token is not None:
+                _quietly("noting a save", lambda: lineage.saved(token, None))
+            return result
+
+    save.__headwater_wrapped__ = True  # type: ignore[attr-defined]
+    return save
+
+
+def _wrap_java_writer_init(original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def __init__(self: Any, instance: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N807
+        original(self, instance, *args, **kwargs)
+        try:
+            self._headwater_instance = instance
+        except Exception:
+            logger.debug("could not note the instance a writer saves", exc_info=True)
+
+    __init__.__headwater_wrapped__ = True  # type: ignore[attr-defined]
+    return __init__
+
+
+def _wrap_load(original: Callable[..., Any], find: Finder) -> Any:
+    function = original.__func__  # a classmethod, bound to MLReadable
+
+    @functools.wraps(function)
+    def load(cls: Any, path: str) -> Any:
+        with _outermost("load") as outermost:
+            instance = function(cls, path)
+            if outermost:
+                from pyspark import SparkContext
+
+                context = SparkContext._active_spark_context
+                lineage = _quietly("finding the agent", lambda: find(context)) if context else None
+                if lineage is not None:
+                    _quietly("noting a load", lambda: lineage.loaded(instance, path))
+            return instance
+
+    load.__headwater_wrapped__ = True  # type: ignore[attr-defined]
+    return classmethod(load)
+
+
+def _wrap_evaluate(original: Callable[..., Any], find: Finder) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def evaluate(self: Any, dataset: Any, params: Any = None) -> Any:
+        with _outermost("evaluate") as outermost:
+            value = original(self, dataset, params)
+            if outermost:
+                lineage = _lineage(find, dataset)
+                if lineage is not None:
+                    _quietly("noting an evaluation", lambda: lineage.evaluated(self, dataset, value))
+            return value
+
+    evaluate.__headwater_wrapped__ = True  # type: ignore[attr-defined]
+    return evaluate
+
+
+def _replace(owner: Any, name: str, wrap: Callable[[Any], Any]) -> None:
+    original = owner.__dict__.get(name)
+    if original is None:
+        return
+    inner = getattr(original, "__func__", original)
+    if getattr(inner, "__headwater_wrapped__", False):
+        return
+    setattr(owner, name, wrap(original))
+
+
+def install_ml_hooks(find: Finder) -> None:
+    """Wrap ``pyspark.ml``'s fit, transform, save, load and evaluate once per process.
+
+    ``find(spark_context)`` returns the :class:`~headwater.agent.ml_models.ModelLineage`
+    of the agent watching that SparkContext, or ``None``; the calls made on it
+    never reach the user's code.
+    """
+    from pyspark.ml import base, evaluation, util
+
+    with _install_lock:
+        _replace(base.Estimator, "fit", lambda f: _wrap_fit(f, find))
+        _replace(base.Transformer, "transform", lambda f: _wrap_transform(f, find))
+        _replace(util.MLWriter, "save", lambda f: _wrap_save(f, find))
+        _replace(util.JavaMLWriter, "save", lambda f: _wrap_save(f, find))
+        _replace(util.JavaMLWriter, "__init__", _wrap_java_writer_init)
+        _replace(util.MLReadable, "load", lambda f: _wrap_load(f, find))
+        _replace(evaluation.Evaluator, "evaluate", lambda f: _wrap_evaluate(f, find))
