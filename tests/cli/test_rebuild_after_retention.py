@@ -25,8 +25,12 @@ def _without_first_seen(tables: dict[str, list[str]]) -> dict[str, list[str]]:
     out = {}
     for name, rows in tables.items():
         if name in FIRST_SEEN:
-            rows = sorted(json.dumps({k: v for k, v in json.loads(r).items()
-                                      if k != "created_at"}, sort_keys=True) for r in rows)
+            rows = sorted(
+                json.dumps(
+                    {k: v for k, v in json.loads(r).items() if k != "created_at"}, sort_keys=True
+                )
+                for r in rows
+            )
         out[name] = rows
     return out
 

@@ -50,22 +50,44 @@ def _bootstrap(python: Path, tmp: Path, wheel: Path, url: str) -> subprocess.Com
     key = tmp / "ingest-token"
     key.write_text("hw_not_needed_here\n")
     return subprocess.run(
-        ["bash", str(SCRIPT), "--python", str(python), "--package", f"{wheel}[agent]",
-         "--url", url, "--namespace", "cluster_check", "--api-key-file", str(key),
-         "--instrument-dir", str(tmp / "opt" / "instrument"), "--conf-dir", str(tmp / "conf")],
-        capture_output=True, text=True, timeout=600)
+        [
+            "bash",
+            str(SCRIPT),
+            "--python",
+            str(python),
+            "--package",
+            f"{wheel}[agent]",
+            "--url",
+            url,
+            "--namespace",
+            "cluster_check",
+            "--api-key-file",
+            str(key),
+            "--instrument-dir",
+            str(tmp / "opt" / "instrument"),
+            "--conf-dir",
+            str(tmp / "conf"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_a_job_with_only_the_written_configuration_sends_lineage(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels),
-                    str(ROOT)], check=True, timeout=600)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
+        check=True,
+        timeout=600,
+    )
     [wheel] = list(wheels.glob("headwater-*.whl"))
     python = _clean_venv(tmp_path)
     assert subprocess.run([str(python), "-c", "import headwater"]).returncode != 0
 
-    with running_server("--data-dir", str(tmp_path / "server"),
-                        env={"HEADWATER_DB_URL": ""}) as url:
+    with running_server(
+        "--data-dir", str(tmp_path / "server"), env={"HEADWATER_DB_URL": ""}
+    ) as url:
         for _ in range(2):  # a second run replaces its own blocks
             done = _bootstrap(python, tmp_path, wheel, url)
             assert done.returncode == 0, done.stderr
@@ -79,17 +101,33 @@ def test_a_job_with_only_the_written_configuration_sends_lineage(tmp_path: Path)
         import pyspark
 
         spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
-        env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path),
-               "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_CONF_DIR": str(tmp_path / "conf"),
-               "PYSPARK_PYTHON": str(python), "PYSPARK_DRIVER_PYTHON": str(python)}
+        env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(tmp_path),
+            "SPARK_LOCAL_IP": "127.0.0.1",
+            "SPARK_CONF_DIR": str(tmp_path / "conf"),
+            "PYSPARK_PYTHON": str(python),
+            "PYSPARK_DRIVER_PYTHON": str(python),
+        }
         if "JAVA_HOME" in os.environ:
             env["JAVA_HOME"] = os.environ["JAVA_HOME"]
         job = tmp_path / "job.py"
         job.write_text(JOB)
-        ran = subprocess.run([str(spark_submit), "--master", "local[1]",
-                              "--conf", "spark.ui.enabled=false", str(job),
-                              str(tmp_path / "out")],
-                             env=env, capture_output=True, text=True, timeout=600)
+        ran = subprocess.run(
+            [
+                str(spark_submit),
+                "--master",
+                "local[1]",
+                "--conf",
+                "spark.ui.enabled=false",
+                str(job),
+                str(tmp_path / "out"),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert ran.returncode == 0, ran.stderr[-3000:]
 
         jobs: dict[str, str] = {}
@@ -97,8 +135,9 @@ def test_a_job_with_only_the_written_configuration_sends_lineage(tmp_path: Path)
         while time.monotonic() < deadline and "bootstrap_check" not in jobs:
             answer = httpx.get(f"{url}/api/v1/namespaces/cluster_check/jobs")
             if answer.status_code == 200:
-                jobs = {j["name"]: (j["latestRun"] or {}).get("state")
-                        for j in answer.json()["jobs"]}
+                jobs = {
+                    j["name"]: (j["latestRun"] or {}).get("state") for j in answer.json()["jobs"]
+                }
             time.sleep(0.5)
     # The application run and the write's run, both ended.
     assert jobs.get("bootstrap_check") == "COMPLETED", jobs

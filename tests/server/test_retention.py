@@ -24,9 +24,11 @@ from tests.store.builders import dataset, run_event
 NOW = datetime(2026, 6, 1, 12, 0)
 KEEP = timedelta(days=90)
 DAYS = 150  # one nightly application a day, the oldest 150 days ago
-CHAIN = [("raw.orders", None, "file:/lake/raw/orders"),
-         ("clean.orders", "file:/lake/raw/orders", "file:/lake/clean/orders"),
-         ("agg.revenue", "file:/lake/clean/orders", "file:/lake/gold/revenue")]
+CHAIN = [
+    ("raw.orders", None, "file:/lake/raw/orders"),
+    ("clean.orders", "file:/lake/raw/orders", "file:/lake/clean/orders"),
+    ("agg.revenue", "file:/lake/clean/orders", "file:/lake/gold/revenue"),
+]
 
 
 def _iso(moment: datetime) -> str:
@@ -37,8 +39,14 @@ def _night(day: int) -> list[dict[str, Any]]:
     """The application run of night ``day`` and its three actions; schemas change every 40 days."""
     start = NOW - timedelta(days=DAYS - day, hours=3)
     app = str(uuid.UUID(int=(day + 1) * 1000))
-    parent = {"parent": {"_producer": "p", "_schemaURL": "https://x/ParentRunFacet.json",
-                         "run": {"runId": app}, "job": {"namespace": "etl", "name": "nightly"}}}
+    parent = {
+        "parent": {
+            "_producer": "p",
+            "_schemaURL": "https://x/ParentRunFacet.json",
+            "run": {"runId": app},
+            "job": {"namespace": "etl", "name": "nightly"},
+        }
+    }
     events = [run_event("START", _iso(start), app, job="nightly", namespace="etl")]
     fields = [("id", "long"), ("amount", "double")] + ([("era", "string")] * (day // 40 % 2))
     for step, (job, source, target) in enumerate(CHAIN):
@@ -47,10 +55,21 @@ def _night(day: int) -> list[dict[str, Any]]:
         inputs = [dataset(*source.split(":", 1), fields)] if source else []
         outputs = [dataset("file", target.split(":", 1)[1], fields)]
         for kind, when in (("START", at), ("COMPLETE", at + timedelta(minutes=5))):
-            events.append(run_event(kind, _iso(when), run_id, job=job, namespace="etl",
-                                    inputs=inputs, outputs=outputs, run_facets=parent))
-    events.append(run_event("COMPLETE", _iso(start + timedelta(hours=1)), app, job="nightly",
-                            namespace="etl"))
+            events.append(
+                run_event(
+                    kind,
+                    _iso(when),
+                    run_id,
+                    job=job,
+                    namespace="etl",
+                    inputs=inputs,
+                    outputs=outputs,
+                    run_facets=parent,
+                )
+            )
+    events.append(
+        run_event("COMPLETE", _iso(start + timedelta(hours=1)), app, job="nightly", namespace="etl")
+    )
     return events
 
 
@@ -60,8 +79,12 @@ def _answers(client: TestClient) -> dict[str, Any]:
     out: dict[str, Any] = {}
     nodes = [f"dataset:file:{target.split(':', 1)[1]}" for _, _, target in CHAIN]
     nodes += [f"job:etl:{job}" for job, _, _ in CHAIN]
-    moments = [None, cutoff + timedelta(hours=1), cutoff + timedelta(days=7, hours=23),
-               cutoff + timedelta(days=45)]
+    moments = [
+        None,
+        cutoff + timedelta(hours=1),
+        cutoff + timedelta(days=7, hours=23),
+        cutoff + timedelta(days=45),
+    ]
     for node in nodes:
         for moment in moments:
             params = {"nodeId": node, "depth": 6, "direction": "both"}
@@ -74,8 +97,9 @@ def _answers(client: TestClient) -> dict[str, Any]:
         name = quote(target.split(":", 1)[1], safe="")
         current = client.get(f"/api/v1/namespaces/file/datasets/{name}").json()
         out[f"current {target}"] = current
-        versions = client.get(f"/api/v1/namespaces/file/datasets/{name}/versions",
-                              params={"limit": 1000}).json()["versions"]
+        versions = client.get(
+            f"/api/v1/namespaces/file/datasets/{name}/versions", params={"limit": 1000}
+        ).json()["versions"]
         out[f"versions {target}"] = [v for v in versions if v["createdAt"] >= _iso(cutoff)]
     for job, _, _ in CHAIN + [("nightly", None, None)]:
         runs = client.get(f"/api/v1/namespaces/etl/jobs/{job}/runs", params={"limit": 1000})
@@ -84,8 +108,7 @@ def _answers(client: TestClient) -> dict[str, Any]:
     return out
 
 
-def test_retention_keeps_the_window_and_the_current_graph(store: Store,
-                                                          client: TestClient) -> None:
+def test_retention_keeps_the_window_and_the_current_graph(store: Store, client: TestClient) -> None:
     nights = [_night(day) for day in range(DAYS)]
     response = client.post("/api/v1/lineage/batch", json=[e for n in nights for e in n])
     assert response.json()["summary"]["failed"] == 0
@@ -109,10 +132,13 @@ def test_retention_keeps_the_window_and_the_current_graph(store: Store,
     with store.engine.connect() as conn:
         assert read_floor(conn) == NOW - KEEP
         left = set(conn.scalars(sa.select(t.events.c.run_uuid)))
-        assert conn.scalar(sa.select(sa.func.count()).select_from(t.events)) \
+        assert (
+            conn.scalar(sa.select(sa.func.count()).select_from(t.events))
             == events_before - done.events
-        assert conn.scalar(sa.select(sa.func.count()).select_from(t.runs)) \
-            == runs_before - done.runs
+        )
+        assert (
+            conn.scalar(sa.select(sa.func.count()).select_from(t.runs)) == runs_before - done.runs
+        )
     # Raw events of everything kept are kept.
     with store.engine.connect() as conn:
         kept_runs = set(conn.scalars(sa.select(t.runs.c.uuid)))
@@ -151,6 +177,11 @@ def test_the_server_setting_runs_retention_in_the_background(store: Store) -> No
         left = set(conn.scalars(sa.select(t.runs.c.uuid)))
     # Night 0 is the latest of its jobs (its runs stay, protected); nothing newer came.
     assert new[0]["run"]["runId"] in left
-    refused = store.record([parse_event(run_event("START", _iso(NOW - timedelta(days=400)),
-                                                  str(uuid.uuid4()), job="late"))])
+    refused = store.record(
+        [
+            parse_event(
+                run_event("START", _iso(NOW - timedelta(days=400)), str(uuid.uuid4()), job="late")
+            )
+        ]
+    )
     assert refused[0].field == "eventTime"

@@ -17,14 +17,28 @@ AGENT = "https://github.com/headwater/headwater/agent"
 
 
 def _emission(queued: int, spooled: int = 0) -> dict[str, Any]:
-    return facet(queued=queued, sent=queued - spooled, spooled=spooled, dropped=0,
-                 sendMs={"count": 1, "p50": 3.0, "p95": 9.0, "max": 9.0})
+    return facet(
+        queued=queued,
+        sent=queued - spooled,
+        spooled=spooled,
+        dropped=0,
+        sendMs={"count": 1, "p50": 3.0, "p95": 9.0, "max": 9.0},
+    )
 
 
 def _events(n: int, producer: str, namespace: str, **kw: Any) -> list[dict[str, Any]]:
-    return [run_event("COMPLETE", f"2026-01-01T00:{i % 60:02d}:00Z", str(uuid.uuid4()),
-                      job=f"job{i}", namespace=namespace, producer=producer, **kw)
-            for i in range(n)]
+    return [
+        run_event(
+            "COMPLETE",
+            f"2026-01-01T00:{i % 60:02d}:00Z",
+            str(uuid.uuid4()),
+            job=f"job{i}",
+            namespace=namespace,
+            producer=producer,
+            **kw,
+        )
+        for i in range(n)
+    ]
 
 
 def test_every_producer_is_counted_per_namespace(db_url: str) -> None:
@@ -34,12 +48,20 @@ def test_every_producer_is_counted_per_namespace(db_url: str) -> None:
         store.record([parse_event(e) for e in java + ours])
         # The same events again: seen, not counted twice.
         store.record([parse_event(e) for e in java[:2]])
-        quarantine.keep(store.engine, [
-            quarantine.Refused({"producer": JAVA, "job": {"namespace": "emr"}}, "bad", "run", 400),
-            quarantine.Refused([1, 2], "not an object", "", 400)])
+        quarantine.keep(
+            store.engine,
+            [
+                quarantine.Refused(
+                    {"producer": JAVA, "job": {"namespace": "emr"}}, "bad", "run", 400
+                ),
+                quarantine.Refused([1, 2], "not an object", "", 400),
+            ],
+        )
         with store.engine.connect() as conn:
-            found = {(f.producer, f.namespace): f
-                     for f in producers.read(conn, datetime.now(UTC).replace(tzinfo=None))}
+            found = {
+                (f.producer, f.namespace): f
+                for f in producers.read(conn, datetime.now(UTC).replace(tzinfo=None))
+            }
     assert set(found) == {(JAVA, "emr"), (AGENT, "etl"), ("", "")}
     java_figures = found[(JAVA, "emr")]
     assert (java_figures.events, java_figures.rejected) == (5, 1)
@@ -51,9 +73,15 @@ def test_every_producer_is_counted_per_namespace(db_url: str) -> None:
 
 def test_the_latest_emission_facet_by_event_time_is_kept(db_url: str) -> None:
     def app_end(time: str, queued: int, spooled: int) -> dict[str, Any]:
-        return run_event("COMPLETE", time, str(uuid.uuid4()), job="app", namespace="etl",
-                         producer=AGENT,
-                         run_facets={"headwater_emission": _emission(queued, spooled)})
+        return run_event(
+            "COMPLETE",
+            time,
+            str(uuid.uuid4()),
+            job="app",
+            namespace="etl",
+            producer=AGENT,
+            run_facets={"headwater_emission": _emission(queued, spooled)},
+        )
 
     with Store.open(db_url) as store:
         # The later application end arrives first: it still wins.
@@ -72,10 +100,20 @@ def test_events_last_hour_counts_the_previous_hour_pro_rata(tmp_path: Any) -> No
     with Store.open(f"sqlite:///{tmp_path / 'h.db'}") as store:
         now = datetime(2026, 3, 1, 10, 15)
         with store.engine.begin() as conn:
-            conn.execute(producers.producer_hours.insert(), [
-                {"producer": JAVA, "namespace": "emr", "hour": datetime(2026, 3, 1, h),
-                 "events": n, "rejected": 0, "last_seen": datetime(2026, 3, 1, h, 59)}
-                for h, n in ((8, 100), (9, 40), (10, 10))])
+            conn.execute(
+                producers.producer_hours.insert(),
+                [
+                    {
+                        "producer": JAVA,
+                        "namespace": "emr",
+                        "hour": datetime(2026, 3, 1, h),
+                        "events": n,
+                        "rejected": 0,
+                        "last_seen": datetime(2026, 3, 1, h, 59),
+                    }
+                    for h, n in ((8, 100), (9, 40), (10, 10))
+                ],
+            )
             (figures,) = producers.read(conn, now)
     # 10:00-10:15 (10) and three quarters of 09:00-10:00 (30).
     assert figures.events_last_hour == 40

@@ -27,15 +27,32 @@ def _keep(ctx: click.Context, param: click.Parameter, value: str) -> timedelta:
 
 
 @click.command()
-@click.option("--keep", required=True, metavar="DURATION", callback=_keep,
-              help="Keep runs with an event within this window (90d, 36h, 2w).")
-@click.option("--db", "db_url", metavar="URL",
-              help="Store URL. [HEADWATER_DB_URL; the default SQLite store]")
-@click.option("--batch", type=click.IntRange(min=1), default=500, show_default=True,
-              help="Runs deleted per transaction.")
-@click.option("--settle", type=click.FloatRange(min=0), default=10.0, show_default=True,
-              metavar="SECONDS", help="Wait between raising the floor and deleting, so running "
-              "servers refuse old events first (they re-read it every 5 s).")
+@click.option(
+    "--keep",
+    required=True,
+    metavar="DURATION",
+    callback=_keep,
+    help="Keep runs with an event within this window (90d, 36h, 2w).",
+)
+@click.option(
+    "--db", "db_url", metavar="URL", help="Store URL. [HEADWATER_DB_URL; the default SQLite store]"
+)
+@click.option(
+    "--batch",
+    type=click.IntRange(min=1),
+    default=500,
+    show_default=True,
+    help="Runs deleted per transaction.",
+)
+@click.option(
+    "--settle",
+    type=click.FloatRange(min=0),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Wait between raising the floor and deleting, so running "
+    "servers refuse old events first (they re-read it every 5 s).",
+)
 def retention(keep: timedelta, db_url: str | None, batch: int, settle: float) -> None:
     """Delete runs older than --keep, with their raw events; never the current graph."""
     from headwater.cli.backup import _progress, _shown
@@ -58,8 +75,10 @@ def retention(keep: timedelta, db_url: str | None, batch: int, settle: float) ->
             store.close()
     except HeadwaterError as exc:
         raise click.ClickException(str(exc)) from exc
-    click.echo(f"{_shown(url)}: before {done.cutoff.isoformat()}Z deleted {done.runs} runs, "
-               f"{done.events} raw events, {done.dataset_versions} dataset versions, "
-               f"{done.producer_hours} producer hours; kept {done.protected} older runs the "
-               f"current graph needs; {done.transactions} transactions, {done.seconds:.1f} s"
-               + (f"; {done.vacuumed_pages} pages given back" if done.vacuumed_pages else ""))
+    click.echo(
+        f"{_shown(url)}: before {done.cutoff.isoformat()}Z deleted {done.runs} runs, "
+        f"{done.events} raw events, {done.dataset_versions} dataset versions, "
+        f"{done.producer_hours} producer hours; kept {done.protected} older runs the "
+        f"current graph needs; {done.transactions} transactions, {done.seconds:.1f} s"
+        + (f"; {done.vacuumed_pages} pages given back" if done.vacuumed_pages else "")
+    )

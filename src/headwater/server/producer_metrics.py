@@ -53,24 +53,36 @@ class ProducerSampler(Collector):
 
     def collect(self) -> Iterable[Metric]:
         figures = self._sample()
-        events = CounterMetricFamily("headwater_producer_events",
-                                     "Events stored per producer and job namespace (sampled).",
-                                     labels=_LABELS)
-        rejected = CounterMetricFamily("headwater_producer_rejected",
-                                       "Events refused per producer and job namespace (sampled).",
-                                       labels=_LABELS)
-        seen = GaugeMetricFamily("headwater_producer_last_seen_timestamp_seconds",
-                                 "Unix time of the producer's last arrival (sampled).",
-                                 labels=_LABELS)
-        last_hour = GaugeMetricFamily("headwater_producer_events_last_hour",
-                                      "Events stored in the last 60 minutes (sampled).",
-                                      labels=_LABELS)
-        agent = GaugeMetricFamily("headwater_producer_agent_events",
-                                  "The headwater agent's own counters, from its latest "
-                                  "headwater_emission facet.", labels=[*_LABELS, "outcome"])
-        send = GaugeMetricFamily("headwater_producer_agent_send_seconds",
-                                 "The headwater agent's send latency, from its latest "
-                                 "headwater_emission facet.", labels=[*_LABELS, "quantile"])
+        events = CounterMetricFamily(
+            "headwater_producer_events",
+            "Events stored per producer and job namespace (sampled).",
+            labels=_LABELS,
+        )
+        rejected = CounterMetricFamily(
+            "headwater_producer_rejected",
+            "Events refused per producer and job namespace (sampled).",
+            labels=_LABELS,
+        )
+        seen = GaugeMetricFamily(
+            "headwater_producer_last_seen_timestamp_seconds",
+            "Unix time of the producer's last arrival (sampled).",
+            labels=_LABELS,
+        )
+        last_hour = GaugeMetricFamily(
+            "headwater_producer_events_last_hour",
+            "Events stored in the last 60 minutes (sampled).",
+            labels=_LABELS,
+        )
+        agent = GaugeMetricFamily(
+            "headwater_producer_agent_events",
+            "The headwater agent's own counters, from its latest headwater_emission facet.",
+            labels=[*_LABELS, "outcome"],
+        )
+        send = GaugeMetricFamily(
+            "headwater_producer_agent_send_seconds",
+            "The headwater agent's send latency, from its latest headwater_emission facet.",
+            labels=[*_LABELS, "quantile"],
+        )
         for f in figures:
             key = [f.producer, f.namespace]
             events.add_metric(key, f.events)

@@ -31,9 +31,15 @@ INTERVAL_SECONDS = 3600.0
 class RetentionJob:
     """Runs retention on ``store`` now and then until :meth:`close`."""
 
-    def __init__(self, store: Store, keep_seconds: float, *,
-                 first_delay: float = FIRST_DELAY_SECONDS,
-                 interval: float = INTERVAL_SECONDS, settle: float | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        keep_seconds: float,
+        *,
+        first_delay: float = FIRST_DELAY_SECONDS,
+        interval: float = INTERVAL_SECONDS,
+        settle: float | None = None,
+    ) -> None:
         self.store = store
         self.keep = timedelta(seconds=keep_seconds)
         self.first_delay = first_delay
@@ -41,8 +47,7 @@ class RetentionJob:
         self.settle = settle
         self.runs = 0
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="headwater-retention",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._loop, name="headwater-retention", daemon=True)
 
     def start(self) -> None:
         self._thread.start()

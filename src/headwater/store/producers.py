@@ -83,8 +83,10 @@ def _key(event: Mapping[str, Any]) -> tuple[str, str]:
     producer = event.get("producer")
     job = event.get("job")
     namespace = job.get("namespace") if isinstance(job, Mapping) else None
-    return ((producer if isinstance(producer, str) else "")[:_MAX_PRODUCER],
-            namespace if isinstance(namespace, str) else "")
+    return (
+        (producer if isinstance(producer, str) else "")[:_MAX_PRODUCER],
+        namespace if isinstance(namespace, str) else "",
+    )
 
 
 _statements: dict[tuple[str, str], Any] = {}
@@ -98,9 +100,14 @@ def _add_statement(dialect: str) -> Any:
         c, new = producer_hours.c, stmt.excluded
         found = stmt.on_conflict_do_update(
             index_elements=[c.producer, c.namespace, c.hour],
-            set_={"events": c.events + new.events, "rejected": c.rejected + new.rejected,
-                  "last_seen": sa.case((new.last_seen > c.last_seen, new.last_seen),
-                                       else_=c.last_seen)})
+            set_={
+                "events": c.events + new.events,
+                "rejected": c.rejected + new.rejected,
+                "last_seen": sa.case(
+                    (new.last_seen > c.last_seen, new.last_seen), else_=c.last_seen
+                ),
+            },
+        )
         _statements[(dialect, "add")] = found
     return found
 
@@ -111,28 +118,42 @@ def _agent_statement(dialect: str) -> Any:
     if found is None:
         stmt = dialects.insert(dialect, producer_agents)
         c, new = producer_agents.c, stmt.excluded
-        newer = sa.or_(new.event_time > c.event_time,
-                       sa.and_(new.event_time == c.event_time, new.event_hash > c.event_hash))
+        newer = sa.or_(
+            new.event_time > c.event_time,
+            sa.and_(new.event_time == c.event_time, new.event_hash > c.event_hash),
+        )
         found = stmt.on_conflict_do_update(
             index_elements=[c.producer, c.namespace],
-            set_={"run_uuid": new.run_uuid, "event_time": new.event_time,
-                  "event_hash": new.event_hash, "figures": new.figures},
-            where=newer)
+            set_={
+                "run_uuid": new.run_uuid,
+                "event_time": new.event_time,
+                "event_hash": new.event_hash,
+                "figures": new.figures,
+            },
+            where=newer,
+        )
         _statements[(dialect, "agent")] = found
     return found
 
 
-def _write(conn: sa.Connection, counts: dict[tuple[str, str, datetime], list[int]],
-           when: datetime) -> None:
+def _write(
+    conn: sa.Connection, counts: dict[tuple[str, str, datetime], list[int]], when: datetime
+) -> None:
     # Sorted, so two PostgreSQL writers lock the rows in one order (no deadlock).
-    rows = [{"producer": p, "namespace": n, "hour": h, "events": e, "rejected": r,
-             "last_seen": when} for (p, n, h), (e, r) in sorted(counts.items())]
+    rows = [
+        {"producer": p, "namespace": n, "hour": h, "events": e, "rejected": r, "last_seen": when}
+        for (p, n, h), (e, r) in sorted(counts.items())
+    ]
     if rows:
         conn.execute(_add_statement(conn.dialect.name), rows)
 
 
-def record_arrivals(conn: sa.Connection, arrived: Iterable[Mapping[str, Any]],
-                    stored: Iterable[Mapping[str, Any]], received: datetime) -> None:
+def record_arrivals(
+    conn: sa.Connection,
+    arrived: Iterable[Mapping[str, Any]],
+    stored: Iterable[Mapping[str, Any]],
+    received: datetime,
+) -> None:
     """Count the ``stored`` events and note every ``arrived`` one (duplicates too) as seen."""
     hour = hour_of(received)
     counts: dict[tuple[str, str, datetime], list[int]] = {}
@@ -153,8 +174,9 @@ def record_refusals(conn: sa.Connection, refused: Iterable[Any], received: datet
     _write(conn, counts, received)
 
 
-def record_agents(conn: sa.Connection, events: Iterable[tuple[Mapping[str, Any], datetime, str]]
-                  ) -> None:
+def record_agents(
+    conn: sa.Connection, events: Iterable[tuple[Mapping[str, Any], datetime, str]]
+) -> None:
     """Keep the latest emission facet of each producer among ``(event, time, hash)``."""
     latest: dict[tuple[str, str], dict[str, Any]] = {}
     for event, time, event_hash in events:
@@ -164,9 +186,14 @@ def record_agents(conn: sa.Connection, events: Iterable[tuple[Mapping[str, Any],
         if not isinstance(figures, Mapping):
             continue
         key = _key(event)
-        row = {"producer": key[0], "namespace": key[1], "run_uuid": str(run.get("runId", "")),
-               "event_time": time, "event_hash": event_hash,
-               "figures": {k: v for k, v in figures.items() if not k.startswith("_")}}
+        row = {
+            "producer": key[0],
+            "namespace": key[1],
+            "run_uuid": str(run.get("runId", "")),
+            "event_time": time,
+            "event_hash": event_hash,
+            "figures": {k: v for k, v in figures.items() if not k.startswith("_")},
+        }
         held = latest.get(key)
         if held is None or (time, event_hash) > (held["event_time"], held["event_hash"]):
             latest[key] = row
@@ -209,15 +236,22 @@ def read(conn: sa.Connection, now: datetime) -> list[ProducerFigures]:
     def within(since: datetime, column: Any) -> Any:
         return sa.func.coalesce(sa.func.sum(sa.case((h.hour >= since, column), else_=0)), 0)
 
-    query = (sa.select(h.producer, h.namespace, sa.func.min(h.hour).label("first"),
-                       sa.func.max(h.last_seen).label("last"),
-                       sa.func.sum(h.events).label("events"),
-                       sa.func.sum(h.rejected).label("rejected"),
-                       within(this_hour, h.events).label("this_hour"),
-                       within(previous, h.events).label("two_hours"),
-                       within(day, h.events).label("day"),
-                       within(day, h.rejected).label("rejected_day"))
-             .group_by(h.producer, h.namespace).order_by(h.producer, h.namespace))
+    query = (
+        sa.select(
+            h.producer,
+            h.namespace,
+            sa.func.min(h.hour).label("first"),
+            sa.func.max(h.last_seen).label("last"),
+            sa.func.sum(h.events).label("events"),
+            sa.func.sum(h.rejected).label("rejected"),
+            within(this_hour, h.events).label("this_hour"),
+            within(previous, h.events).label("two_hours"),
+            within(day, h.events).label("day"),
+            within(day, h.rejected).label("rejected_day"),
+        )
+        .group_by(h.producer, h.namespace)
+        .order_by(h.producer, h.namespace)
+    )
     agents = {(r.producer, r.namespace): r for r in conn.execute(sa.select(producer_agents))}
     out: list[ProducerFigures] = []
     share = 1.0 - (now - this_hour).total_seconds() / 3600.0
@@ -228,19 +262,26 @@ def read(conn: sa.Connection, now: datetime) -> list[ProducerFigures]:
         figures = agent.figures if agent is not None else None
         if isinstance(figures, str):
             figures = json.loads(figures)
-        out.append(ProducerFigures(
-            producer=row.producer, namespace=row.namespace, first_seen=row.first,
-            last_seen=row.last, events=int(row.events), rejected=int(row.rejected),
-            events_last_hour=this + round(before * share), events_last_day=int(row.day),
-            rejected_last_day=int(row.rejected_day),
-            agent=None if agent is None else {"runId": agent.run_uuid,
-                                              "eventTime": agent.event_time,
-                                              "figures": figures}))
+        out.append(
+            ProducerFigures(
+                producer=row.producer,
+                namespace=row.namespace,
+                first_seen=row.first,
+                last_seen=row.last,
+                events=int(row.events),
+                rejected=int(row.rejected),
+                events_last_hour=this + round(before * share),
+                events_last_day=int(row.day),
+                rejected_last_day=int(row.rejected_day),
+                agent=None
+                if agent is None
+                else {"runId": agent.run_uuid, "eventTime": agent.event_time, "figures": figures},
+            )
+        )
     return out
 
 
 def prune(conn: sa.Connection, before: datetime) -> int:
     """Delete the hours wholly before ``before``; the number of rows deleted."""
-    result = conn.execute(sa.delete(producer_hours)
-                          .where(producer_hours.c.hour < hour_of(before)))
+    result = conn.execute(sa.delete(producer_hours).where(producer_hours.c.hour < hour_of(before)))
     return int(result.rowcount or 0)

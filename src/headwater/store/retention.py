@@ -97,8 +97,9 @@ class Pruned:
 
 def read_floor(conn: sa.Connection) -> datetime | None:
     """The event time before which events are refused, or None if retention never ran."""
-    return conn.scalar(sa.select(retention_floor.c.floor)
-                       .where(retention_floor.c.name == _FLOOR_NAME))
+    return conn.scalar(
+        sa.select(retention_floor.c.floor).where(retention_floor.c.name == _FLOOR_NAME)
+    )
 
 
 def copy_floor(source: sa.Engine, target: sa.Engine) -> datetime | None:
@@ -118,10 +119,14 @@ def _raise_floor(engine: sa.Engine, cutoff: datetime) -> datetime:
         current = read_floor(conn)
         floor = cutoff if current is None else max(current, cutoff)
         stmt = dialects.insert(conn.dialect.name, retention_floor).values(
-            name=_FLOOR_NAME, floor=floor, updated_at=now_utc())
-        conn.execute(stmt.on_conflict_do_update(
-            index_elements=[retention_floor.c.name],
-            set_={"floor": stmt.excluded.floor, "updated_at": stmt.excluded.updated_at}))
+            name=_FLOOR_NAME, floor=floor, updated_at=now_utc()
+        )
+        conn.execute(
+            stmt.on_conflict_do_update(
+                index_elements=[retention_floor.c.name],
+                set_={"floor": stmt.excluded.floor, "updated_at": stmt.excluded.updated_at},
+            )
+        )
     return floor
 
 
@@ -130,42 +135,75 @@ def protected_runs(conn: sa.Connection, cutoff: datetime) -> set[str]:
     v, d, r = t.dataset_versions, t.datasets, t.runs
     kept: set[str] = set()
     # Each dataset's current version's producer.
-    kept.update(conn.scalars(sa.select(v.c.run_uuid).join(d, d.c.current_version_uuid == v.c.uuid)
-                             .where(v.c.run_uuid.is_not(None))))
+    kept.update(
+        conn.scalars(
+            sa.select(v.c.run_uuid)
+            .join(d, d.c.current_version_uuid == v.c.uuid)
+            .where(v.c.run_uuid.is_not(None))
+        )
+    )
     # Each dataset's version in force at the cutoff: latest (updated_at, uuid) before it.
-    ranked = sa.select(v.c.run_uuid, sa.func.row_number().over(
-        partition_by=v.c.dataset_id, order_by=(v.c.updated_at.desc(), v.c.uuid.desc())
-    ).label("rank")).where(v.c.updated_at < cutoff).subquery()
-    kept.update(conn.scalars(sa.select(ranked.c.run_uuid)
-                             .where(ranked.c.rank == 1, ranked.c.run_uuid.is_not(None))))
+    ranked = (
+        sa.select(
+            v.c.run_uuid,
+            sa.func.row_number()
+            .over(partition_by=v.c.dataset_id, order_by=(v.c.updated_at.desc(), v.c.uuid.desc()))
+            .label("rank"),
+        )
+        .where(v.c.updated_at < cutoff)
+        .subquery()
+    )
+    kept.update(
+        conn.scalars(
+            sa.select(ranked.c.run_uuid).where(ranked.c.rank == 1, ranked.c.run_uuid.is_not(None))
+        )
+    )
     # Each job's latest run, and its latest run created before the cutoff.
     for condition in (sa.true(), r.c.created_at < cutoff):
-        latest = sa.select(r.c.uuid, sa.func.row_number().over(
-            partition_by=r.c.job_id, order_by=(r.c.created_at.desc(), r.c.uuid.desc())
-        ).label("rank")).where(condition).subquery()
+        latest = (
+            sa.select(
+                r.c.uuid,
+                sa.func.row_number()
+                .over(partition_by=r.c.job_id, order_by=(r.c.created_at.desc(), r.c.uuid.desc()))
+                .label("rank"),
+            )
+            .where(condition)
+            .subquery()
+        )
         kept.update(conn.scalars(sa.select(latest.c.uuid).where(latest.c.rank == 1)))
     # Their parents (an action's application run), up the chain.
     frontier = set(kept)
     while frontier:
         parents: set[str] = set()
         for part in chunks(sorted(frontier)):
-            parents.update(p for p in conn.scalars(
-                sa.select(r.c.parent_run_uuid).where(r.c.uuid.in_(part),
-                                                     r.c.parent_run_uuid.is_not(None))))
+            parents.update(
+                p
+                for p in conn.scalars(
+                    sa.select(r.c.parent_run_uuid).where(
+                        r.c.uuid.in_(part), r.c.parent_run_uuid.is_not(None)
+                    )
+                )
+            )
         frontier = parents - kept
         kept |= frontier
     return kept
 
 
-def _old_runs(conn: sa.Connection, cutoff: datetime, after: tuple[datetime, str] | None,
-              limit: int) -> list[tuple[datetime, str]]:
+def _old_runs(
+    conn: sa.Connection, cutoff: datetime, after: tuple[datetime, str] | None, limit: int
+) -> list[tuple[datetime, str]]:
     r = t.runs
     query = sa.select(r.c.updated_at, r.c.uuid).where(r.c.updated_at < cutoff)
     if after is not None:
-        query = query.where(sa.or_(r.c.updated_at > after[0],
-                                   sa.and_(r.c.updated_at == after[0], r.c.uuid > after[1])))
-    return [(row.updated_at, row.uuid) for row in
-            conn.execute(query.order_by(r.c.updated_at, r.c.uuid).limit(limit))]
+        query = query.where(
+            sa.or_(
+                r.c.updated_at > after[0], sa.and_(r.c.updated_at == after[0], r.c.uuid > after[1])
+            )
+        )
+    return [
+        (row.updated_at, row.uuid)
+        for row in conn.execute(query.order_by(r.c.updated_at, r.c.uuid).limit(limit))
+    ]
 
 
 def _delete_runs(conn: sa.Connection, uuids: list[str], into: Pruned) -> None:
@@ -177,23 +215,30 @@ def _delete_runs(conn: sa.Connection, uuids: list[str], into: Pruned) -> None:
     versions = list(conn.scalars(sa.select(v.c.uuid).where(v.c.run_uuid.in_(uuids))))
     for part in chunks(versions):
         conn.execute(sa.delete(t.dataset_drifts).where(t.dataset_drifts.c.version_uuid.in_(part)))
-        conn.execute(sa.delete(t.facets).where(t.facets.c.kind == "dataset_version",
-                                               t.facets.c.subject.in_(part)))
-        into.dataset_versions += conn.execute(
-            sa.delete(v).where(v.c.uuid.in_(part))).rowcount or 0
+        conn.execute(
+            sa.delete(t.facets).where(
+                t.facets.c.kind == "dataset_version", t.facets.c.subject.in_(part)
+            )
+        )
+        into.dataset_versions += conn.execute(sa.delete(v).where(v.c.uuid.in_(part))).rowcount or 0
     nodes = [f"run:{u}" for u in uuids]
     conn.execute(sa.delete(t.facets).where(t.facets.c.run_uuid.in_(uuids)))
-    conn.execute(sa.delete(t.facets).where(t.facets.c.kind == "run",
-                                           t.facets.c.subject.in_(nodes)))
+    conn.execute(sa.delete(t.facets).where(t.facets.c.kind == "run", t.facets.c.subject.in_(nodes)))
     conn.execute(sa.delete(t.event_subjects).where(t.event_subjects.c.subject.in_(nodes)))
     conn.execute(sa.delete(t.run_inputs).where(t.run_inputs.c.run_uuid.in_(uuids)))
     conn.execute(sa.delete(t.run_outputs).where(t.run_outputs.c.run_uuid.in_(uuids)))
     into.runs += conn.execute(sa.delete(t.runs).where(t.runs.c.uuid.in_(uuids))).rowcount or 0
 
 
-def prune(engine: sa.Engine, keep: timedelta, *, now: datetime | None = None,
-          batch: int = DEFAULT_BATCH, settle: float = 2 * FLOOR_REFRESH_SECONDS,
-          progress: Callable[[Pruned, int], None] | None = None) -> Pruned:
+def prune(
+    engine: sa.Engine,
+    keep: timedelta,
+    *,
+    now: datetime | None = None,
+    batch: int = DEFAULT_BATCH,
+    settle: float = 2 * FLOOR_REFRESH_SECONDS,
+    progress: Callable[[Pruned, int], None] | None = None,
+) -> Pruned:
     """Delete what is older than ``keep`` (see the module's docstring); what was deleted.
 
     ``progress(pruned, candidates_seen)`` is called after each transaction.
@@ -229,10 +274,17 @@ def prune(engine: sa.Engine, keep: timedelta, *, now: datetime | None = None,
         done.producer_hours = producers.prune(conn, cutoff)
     done.vacuumed_pages = _incremental_vacuum(engine)
     done.seconds = time.perf_counter() - began
-    logger.info("retention before %s: %d runs, %d raw events, %d dataset versions deleted "
-                "(%d old runs protected) in %d transactions, %.1f s", cutoff, done.runs,
-                done.events, done.dataset_versions, done.protected, done.transactions,
-                done.seconds)
+    logger.info(
+        "retention before %s: %d runs, %d raw events, %d dataset versions deleted "
+        "(%d old runs protected) in %d transactions, %.1f s",
+        cutoff,
+        done.runs,
+        done.events,
+        done.dataset_versions,
+        done.protected,
+        done.transactions,
+        done.seconds,
+    )
     return done
 
 
@@ -273,5 +325,6 @@ def _incremental_vacuum(engine: sa.Engine) -> int:
             # page per step; executescript() runs it to the end (in autocommit, under
             # the write lock this transaction holds).
             conn.connection.driver_connection.executescript(  # type: ignore[union-attr]
-                f"PRAGMA incremental_vacuum({step});")
+                f"PRAGMA incremental_vacuum({step});"
+            )
             freed += step
