@@ -40,7 +40,7 @@ def _keep(ctx: click.Context, param: click.Parameter, value: str) -> timedelta:
 @click.option(
     "--batch",
     type=click.IntRange(min=1),
-    default=500,
+    default=100,  # store.retention.DEFAULT_BATCH; not imported: a client install has no SQLAlchemy
     show_default=True,
     help="Runs deleted per transaction.",
 )

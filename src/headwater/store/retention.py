@@ -63,7 +63,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 #: Runs deleted per transaction.
-DEFAULT_BATCH = 500
+DEFAULT_BATCH = 100
 #: How stale a process's copy of the floor may be (the store re-reads it this often).
 FLOOR_REFRESH_SECONDS = 5.0
 # Pages handed back to the file system per SQLite transaction.
