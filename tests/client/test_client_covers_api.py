@@ -264,3 +264,24 @@ def test_the_client_imports_no_server_dependency() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_pages_follow_the_cursor_else_the_offset() -> None:
+    from headwater.client.models import DatasetList, SearchResultList, TagList
+    from headwater.client.operations import marquez
+    from headwater.client.session import next_page
+
+    full = DatasetList(datasets=("a", "b"), totalCount=5, nextCursor="c1")  # type: ignore[arg-type]
+    after = next_page(marquez.datasets("ns", limit=2, offset=1), full)
+    assert after is not None and dict(after.params) == {"limit": 2, "offset": 0, "cursor": "c1"}
+    # A server that sends no cursor (older, or a list without one) pages by offset...
+    old = DatasetList(datasets=("a", "b"), totalCount=5)  # type: ignore[arg-type]
+    after = next_page(marquez.datasets("ns", limit=2, offset=1), old)
+    assert after is not None and dict(after.params) == {"limit": 2, "offset": 3}
+    assert next_page(marquez.datasets("ns", limit=2, offset=3), old) is None  # totalCount
+    tags = TagList(tags=("a",))  # type: ignore[arg-type]
+    assert next_page(marquez.tags(limit=2), tags) is None  # a short page
+    # ...and a list with neither offset nor cursor ends where its cursor does.
+    found = SearchResultList(totalCount=9, results=("a", "b"))  # type: ignore[arg-type]
+    assert next_page(marquez.search("x", limit=2), found) is None
+    assert next_page(marquez.search("x", limit=2, cursor="c1"), found) is None
