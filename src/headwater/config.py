@@ -73,6 +73,9 @@ setting                     environment variable                  meaning (defau
                                                                   ``10s`` (``10s``)
 ``connect_state``           ``HEADWATER_CONNECT_STATE``           the poller's state file
                                                                   (``<data_dir>/connect-state.json``)
+``connect_heartbeat``       ``HEADWATER_CONNECT_HEARTBEAT``       send RUNNING for a live
+                                                                  connector silent this long, e.g.
+                                                                  ``10m`` (none: only changes)
 ==========================  ====================================  ================================
 
 A test keeps this table, :class:`Settings` and ``headwater serve --help`` in
@@ -140,6 +143,7 @@ class Settings:
     connect_namespace: str | None = None
     connect_interval: float = 10.0
     connect_state: Path | None = None
+    connect_heartbeat: float | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -230,7 +234,7 @@ class Settings:
 def _convert(name: str, raw: str) -> Any:
     """Turn one environment string into the field's type, naming the variable on error."""
     var = ENV_PREFIX + name.upper()
-    if name in {"audit_retention", "connect_interval"}:
+    if name in {"audit_retention", "connect_interval", "connect_heartbeat"}:
         return parse_duration(raw, var)
     if name in {"allowed_hosts", "cors_origins"}:
         return _split_hosts(raw)

@@ -163,3 +163,30 @@ def test_a_state_file_that_is_not_one_is_refused(tmp_path):
     state.write_text("[1, 2]")
     with pytest.raises(Exception, match="not a headwater connect state file"):
         _watcher(FakeConnect(), [], state)
+
+
+def test_heartbeat_repeats_running_for_a_silent_live_run_only(tmp_path):
+    from datetime import UTC, datetime, timedelta
+
+    fake, sent = FakeConnect(), []
+    now = [datetime(2026, 1, 1, tzinfo=UTC)]
+    watcher = _watcher(fake, sent, tmp_path / "s.json", heartbeat=600, clock=lambda: now[0])
+    fake.set("c", "RUNNING", [("RUNNING", None)])
+    watcher.poll()
+    now[0] += timedelta(seconds=599)
+    watcher.poll()
+    now[0] += timedelta(seconds=1)
+    watcher.poll()
+    assert _types(sent) == ["START", "RUNNING"]
+    assert sent[1]["eventTime"] == "2026-01-01T00:10:00.000Z"
+    assert sent[1]["run"]["runId"] == sent[0]["run"]["runId"]
+    # A restarted watcher knows when the run last spoke.
+    now[0] += timedelta(seconds=300)
+    _watcher(fake, sent, tmp_path / "s.json", heartbeat=600, clock=lambda: now[0]).poll()
+    assert len(sent) == 2
+    fake.set("c", "RUNNING", [("FAILED", "boom")])
+    watcher = _watcher(fake, sent, tmp_path / "s.json", heartbeat=600, clock=lambda: now[0])
+    watcher.poll()
+    now[0] += timedelta(hours=1)
+    watcher.poll()  # an ended run has no heartbeat
+    assert _types(sent) == ["START", "RUNNING", "FAIL"]

@@ -26,9 +26,15 @@ logger = logging.getLogger(__name__)
 
 def _duration(ctx: click.Context, param: click.Parameter, value: str) -> float:
     try:
-        return parse_duration(value, "--interval")
+        return parse_duration(value, f"--{param.name}")
     except HeadwaterError as exc:
         raise click.BadParameter(str(exc)) from exc
+
+
+def _optional_duration(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> float | None:
+    return None if value is None else _duration(ctx, param, value)
 
 
 def _default_state(connect_url: str) -> Path:
@@ -94,6 +100,13 @@ def connect() -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Append events to this JSONL file instead (for headwater ingest).",
 )
+@click.option(
+    "--heartbeat",
+    callback=_optional_duration,
+    metavar="DURATION",
+    help="Send RUNNING for a live connector whose run has sent nothing for this long "
+    "(10m, 1h), so a silent watcher shows. [off]",
+)
 @click.option("--once", is_flag=True, help="Poll once, send what changed, and exit.")
 def watch(
     connect_url: str,
@@ -104,6 +117,7 @@ def watch(
     url: str | None,
     api_key: str | None,
     file_path: Path | None,
+    heartbeat: float | None,
     once: bool,
 ) -> None:
     """Watch a Kafka Connect cluster and emit OpenLineage events for its connectors.
@@ -134,6 +148,7 @@ def watch(
             namespace=namespace,
             bootstrap_servers=bootstrap_servers,
             state_path=state_path or _default_state(connect_url),
+            heartbeat=heartbeat,
         )
     except HeadwaterError as exc:
         raise click.ClickException(str(exc)) from exc

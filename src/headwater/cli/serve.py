@@ -105,6 +105,10 @@ _OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--connect-interval", "connect_interval"), {
         "metavar": "DURATION", "callback": _duration, "help": "Time between polls of "
         "--connect-url (10s, 1m). [HEADWATER_CONNECT_INTERVAL; 10s]"}),
+    (("--connect-heartbeat", "connect_heartbeat"), {
+        "metavar": "DURATION", "callback": _duration, "help": "Send RUNNING for a live "
+        "connector whose run has been silent this long (10m). "
+        "[HEADWATER_CONNECT_HEARTBEAT; off]"}),
     (("--connect-state", "connect_state"), {
         "type": click.Path(dir_okay=False, path_type=Path), "help": "The poller's state file. "
         "[HEADWATER_CONNECT_STATE; <data-dir>/connect-state.json]"}),

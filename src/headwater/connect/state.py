@@ -36,6 +36,8 @@ class ConnectorRecord:
     ended: bool = False
     #: ``source`` or ``sink``: the COMPLETE of a deleted connector still says which.
     type: str = "unknown"
+    #: When the last event of this run was sent (ISO 8601), for the heartbeat.
+    last_sent: str | None = None
 
 
 @dataclass

@@ -12,9 +12,12 @@ the state file keeps). Per poll and connector:
 - anything else that changed (state, ``PAUSED``/``STOPPED`` and back, tasks,
   configuration, datasets): RUNNING, with the ``kafkaConnect`` facet saying
   which state — a paused connector is not complete;
-- gone from the cluster: COMPLETE.
+- gone from the cluster: COMPLETE;
+- with ``heartbeat`` set, a running (or paused) connector whose run has sent
+  nothing for that long: RUNNING again, so a reader can tell a live run from
+  a silent producer.
 
-Nothing is sent for a connector that did not change, so a restarted watcher
+Nothing else is sent for a connector that did not change, so a restarted watcher
 with the same state file sends nothing again (see :mod:`headwater.connect.state`).
 Events go to ``emit`` (a transport on the command line, the store's ingest in
 ``serve``), which raises when they were not delivered: they stay pending and
@@ -55,8 +58,12 @@ def list_broker_topics(bootstrap: str) -> list[str]:
     return sorted(name for name in metadata.topics if not name.startswith("__"))
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _failed(snapshot: ConnectorSnapshot) -> bool:
@@ -89,7 +96,8 @@ class ConnectWatcher:
         bootstrap_servers: str | None = None,
         state_path: Path | None = None,
         list_topics: Callable[[str], Sequence[str]] | None = list_broker_topics,
-        clock: Callable[[], str] = _now,
+        heartbeat: float | None = None,
+        clock: Callable[[], datetime] = _now,
     ) -> None:
         self.client = client
         self.emit = emit
@@ -98,7 +106,9 @@ class ConnectWatcher:
         self.state = WatchState.load(state_path)
         self._namespace = namespace
         self._cluster: ClusterInfo | None = None
+        self.heartbeat = heartbeat
         self._clock = clock
+        self._poll_time = clock()
 
     @property
     def namespace(self) -> str:
@@ -115,6 +125,7 @@ class ConnectWatcher:
         stay pending).
         """
         self._flush_pending()
+        self._poll_time = self._clock()
         if self._cluster is None or self._cluster.version is None:
             self._cluster = self.client.cluster()
         snapshots = self.client.connectors()
@@ -159,11 +170,25 @@ class ConnectWatcher:
             lineage=lineage,
             namespace=self.namespace,
             run_id=run_id,
-            event_time=self._clock(),
+            event_time=_iso(self._poll_time),
             connect_version=self._cluster.version if self._cluster else None,
         )
 
     def _changes(self, snapshot: ConnectorSnapshot, ctx: NamingContext) -> list[dict[str, Any]]:
+        events = self._changed(snapshot, ctx)
+        record = self.state.connectors.get(snapshot.name)
+        if events and record is not None:
+            record.last_sent = _iso(self._poll_time)
+        return events
+
+    def _due(self, record: ConnectorRecord) -> bool:
+        """Whether a running connector's run has been silent for ``heartbeat`` seconds."""
+        if not self.heartbeat or not record.last_sent:
+            return False
+        silent = self._poll_time - datetime.fromisoformat(record.last_sent)
+        return silent.total_seconds() >= self.heartbeat
+
+    def _changed(self, snapshot: ConnectorSnapshot, ctx: NamingContext) -> list[dict[str, Any]]:
         connector = Connector(snapshot.name, snapshot.type, snapshot.config, snapshot.active_topics)
         lineage = lineage_of(connector, ctx)
         signature = _signature(snapshot, lineage)
@@ -189,7 +214,7 @@ class ConnectWatcher:
         if failed:
             record.signature, record.ended = signature, True
             return [self._event("FAIL", snapshot, lineage, record.run_id)]
-        if signature != record.signature:
+        if signature != record.signature or self._due(record):
             record.signature = signature
             return [self._event("RUNNING", snapshot, lineage, record.run_id)]
         return []

@@ -41,6 +41,7 @@ class ConnectPoller:
             namespace=settings.connect_namespace,
             bootstrap_servers=settings.connect_bootstrap_servers,
             state_path=settings.connect_state_path,
+            heartbeat=settings.connect_heartbeat,
         )
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
