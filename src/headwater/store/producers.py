@@ -36,13 +36,14 @@ from headwater.store.tables import JSONType, metadata
 __all__ = [
     "EMISSION_FACET",
     "ProducerFigures",
+    "add_statement",
+    "arrival_rows",
     "hour_of",
     "producer_agents",
     "producer_hours",
     "prune",
     "read",
     "record_agents",
-    "record_arrivals",
     "record_refusals",
 ]
 
@@ -92,7 +93,7 @@ def _key(event: Mapping[str, Any]) -> tuple[str, str]:
 _statements: dict[tuple[str, str], Any] = {}
 
 
-def _add_statement(dialect: str) -> Any:
+def add_statement(dialect: str) -> Any:
     """INSERT ... ON CONFLICT adding the counts and keeping the latest arrival."""
     found = _statements.get((dialect, "add"))
     if found is None:
@@ -136,32 +137,30 @@ def _agent_statement(dialect: str) -> Any:
     return found
 
 
-def _write(
-    conn: sa.Connection, counts: dict[tuple[str, str, datetime], list[int]], when: datetime
-) -> None:
+def _rows(
+    counts: dict[tuple[str, str, datetime], list[int]], when: datetime
+) -> list[dict[str, Any]]:
     # Sorted, so two PostgreSQL writers lock the rows in one order (no deadlock).
-    rows = [
+    return [
         {"producer": p, "namespace": n, "hour": h, "events": e, "rejected": r, "last_seen": when}
         for (p, n, h), (e, r) in sorted(counts.items())
     ]
-    if rows:
-        conn.execute(_add_statement(conn.dialect.name), rows)
 
 
-def record_arrivals(
-    conn: sa.Connection,
+def arrival_rows(
     arrived: Iterable[Mapping[str, Any]],
     stored: Iterable[Mapping[str, Any]],
     received: datetime,
-) -> None:
-    """Count the ``stored`` events and note every ``arrived`` one (duplicates too) as seen."""
+) -> list[dict[str, Any]]:
+    """``producer_hours`` rows counting the ``stored`` events and noting every ``arrived``
+    one (duplicates too) as seen; the write path runs them with :func:`add_statement`."""
     hour = hour_of(received)
     counts: dict[tuple[str, str, datetime], list[int]] = {}
     for event in arrived:
         counts.setdefault((*_key(event), hour), [0, 0])
     for event in stored:
         counts.setdefault((*_key(event), hour), [0, 0])[0] += 1
-    _write(conn, counts, received)
+    return _rows(counts, received)
 
 
 def record_refusals(conn: sa.Connection, refused: Iterable[Any], received: datetime) -> None:
@@ -171,7 +170,9 @@ def record_refusals(conn: sa.Connection, refused: Iterable[Any], received: datet
     for value in refused:
         key = _key(value) if isinstance(value, Mapping) else ("", "")
         counts.setdefault((*key, hour), [0, 0])[1] += 1
-    _write(conn, counts, received)
+    rows = _rows(counts, received)
+    if rows:
+        conn.execute(add_statement(conn.dialect.name), rows)
 
 
 def record_agents(

@@ -89,7 +89,7 @@ class Writer:
         candidates = [ev for h, ev in unique.items() if h not in existing]
         received = datetime.now(UTC).replace(tzinfo=None)
         if not candidates:
-            producers.record_arrivals(conn, (ev.event for ev in unique.values()), (), received)
+            self._count_arrivals(conn, unique.values(), (), received)
             return set()
         rows = event_rows(candidates, received)
         if sqlite and small:
@@ -107,8 +107,7 @@ class Writer:
             # have stored some of them since the check above.
             inserted = set(conn.scalars(self._insert_event, rows))
         new = [ev for ev in candidates if ev.event_hash in inserted]
-        producers.record_arrivals(conn, (ev.event for ev in unique.values()),
-                                  (ev.event for ev in new), received)
+        self._count_arrivals(conn, unique.values(), new, received)
         producers.record_agents(conn, ((ev.event, ev.time, ev.event_hash) for ev in new))
         if prepared is not None and len(new) == len(unique):
             facts = prepared
@@ -117,6 +116,14 @@ class Writer:
         self._write_facts(conn, facts)
         derive.after_batch(conn, self.sql, self.dataset_ids, facts)
         return {ev.event_hash for ev in new}
+
+    def _count_arrivals(self, conn: sa.Connection, arrived: Iterable[ParsedEvent],
+                        stored: Iterable[ParsedEvent], received: datetime) -> None:
+        """Per-producer figures (``producers``), one compiled statement per transaction."""
+        rows = producers.arrival_rows((ev.event for ev in arrived),
+                                      (ev.event for ev in stored), received)
+        self.sql.bulk(conn, "producer_hours", producers.producer_hours,
+                      producers.add_statement(self.dialect), rows)
 
     def _write_facts(self, conn: sa.Connection, facts: Facts) -> None:
         namespaces = facts.table_rows(rules.NAMESPACES)
