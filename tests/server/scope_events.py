@@ -125,7 +125,15 @@ def events() -> list[dict[str, Any]]:
             "canary_secret_job",
             2,
             run_facets={"canary_custom": canary_secret},
-            inputs=[_dataset(CANARY_LAKE, "canary_raw", ["canary_col_ssn"])],
+            inputs=[
+                _dataset(
+                    CANARY_LAKE,
+                    "canary_raw",
+                    ["canary_col_ssn"],
+                    tags=_facet(tags=[{"key": "canary_tag"}]),
+                    dataSource=_facet(name="canary_source", uri="postgres://canary-host:5432"),
+                )
+            ],
             outputs=[
                 _dataset(
                     TEAM_LAKE,
@@ -152,8 +160,20 @@ def events() -> list[dict[str, Any]]:
             3,
             run_facets={"parent": _parent(TEAM_APP_RUN, TEAM_JOBS, "teama_app")},
             inputs=[
-                _dataset(TEAM_LAKE, "orders_in", ["order_id", "amount"]),
-                _dataset(CANARY_LAKE, "canary_lookup", ["canary_lookup_col"]),
+                _dataset(
+                    TEAM_LAKE,
+                    "orders_in",
+                    ["order_id", "amount"],
+                    tags=_facet(tags=[{"key": "pii", "field": "order_id"}]),
+                    dataSource=_facet(name="teama_source", uri="s3://teama-lake"),
+                ),
+                # Its column is pii, which would propagate into the team's region.
+                _dataset(
+                    CANARY_LAKE,
+                    "canary_lookup",
+                    ["canary_lookup_col"],
+                    tags=_facet(tags=[{"key": "pii", "field": "canary_lookup_col"}]),
+                ),
             ],
             outputs=[
                 _dataset(
@@ -251,5 +271,5 @@ def blocks() -> list[dict[str, Any]]:
             "target": f"datasetField:{CANARY_LAKE}:canary_out:canary_x",
             "tag": "pii",
         },
-        {"job": f"job:{TEAM_JOBS}:teama_app.orders_clean", "tag": "pii"},
+        {"job": f"job:{TEAM_JOBS}:teama_app.orders_clean", "tag": "gdpr"},
     ]

@@ -202,7 +202,7 @@ def test_a_namespace_limited_token_sees_only_its_namespaces(
     for path in (f"/api/v2/lineage?nodeId={DATASET}", "/api/v1/events/lineage",
                  "/api/v1/search?q=orders"):
         assert client.get(path, headers=headers).status_code == 200, path
-    for path in ("/api/v2/tokens", "/api/v2/audit", "/api/v2/drift"):
+    for path in ("/api/v2/tokens", "/api/v2/audit", "/api/v2/quarantine", "/metrics"):
         assert client.get(path, headers=headers).status_code == 403, path
     assert client.post(f"/api/v1/jobs/runs/{RUN_ID}/complete", json={},
                        headers=headers).status_code == 403

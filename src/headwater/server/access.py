@@ -104,6 +104,13 @@ NAMESPACE_FILTERED_READS = frozenset({
     "/api/v2/owners",
     "/api/v2/propagation-blocks",
     "/api/v2/tag-definitions",  # the tags' rules, no data of any namespace
+    "/api/v1/tags",
+    "/api/v1/sources",
+    "/api/v1/sources/",
+    "/api/v2/classification",
+    "/api/v2/classification/datasets",
+    "/api/v2/compliance",
+    "/api/v2/producers",
 })
 
 

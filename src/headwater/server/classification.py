@@ -34,6 +34,7 @@ from headwater.graph.tags import (
 )
 from headwater.store.reads import classification as reads
 from headwater.store.reads.common import aware
+from headwater.store.reads.scope import EVERYTHING, NamespaceScope
 
 __all__ = [
     "Classified",
@@ -91,14 +92,22 @@ def _short(node: str) -> str:
     return f"{name}.{field}" if field else name
 
 
-def classify(conn: Any, as_of: datetime | None, max_nodes: int) -> Classified:
-    """Direct and propagated tags at ``as_of`` (now when None)."""
+def classify(conn: Any, as_of: datetime | None, max_nodes: int,
+             scope: NamespaceScope = EVERYTHING) -> Classified:
+    """Direct and propagated tags at ``as_of`` (now when None).
+
+    With a limited ``scope`` the tags, column edges and blocks are those inside it
+    (an edge with both columns and its job inside), so tags propagate as they would
+    in a store holding only those namespaces.
+    """
     definitions = reads.propagation_flags(conn, as_of)
-    direct = tuple(sorted(reads.tag_assignments(conn, as_of),
+    direct = tuple(sorted((row for row in reads.tag_assignments(conn, as_of)
+                           if scope.sees_node(row.subject)),
                           key=lambda r: (r.subject, r.tag)))
     edges = [ColumnEdge(e.source, e.target, e.job, e.transformation_type,
                         e.transformation_subtype, e.masking)
-             for e in reads.column_edges(conn, as_of)]
+             for e in reads.column_edges(conn, as_of)
+             if all(scope.sees_node(node) for node in (e.source, e.target, e.job) if node)]
     seeds: list[Seed] = []
     dataset_tags = [row for row in direct if row.subject.startswith("dataset:")
                     and propagates(row.tag, definitions)]
@@ -120,7 +129,7 @@ def classify(conn: Any, as_of: datetime | None, max_nodes: int) -> Classified:
         else:
             seeds.extend(Seed(column, row.tag, row.subject) for column in columns[row.subject])
     blocks = [Block(b.id, b.job, b.source, b.target, b.tag)
-              for b in reads.blocks(conn, as_of)]
+              for b in reads.blocks(conn, as_of, scope=scope)]
     return Classified(as_of, direct, propagate(seeds, edges, blocks, max_nodes=max_nodes),
                       definitions)
 

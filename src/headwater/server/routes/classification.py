@@ -31,6 +31,7 @@ from headwater.server.deps import StoreDep
 from headwater.server.handlers import RequestError
 from headwater.server.openapi import error_responses
 from headwater.server.routes.reading import (
+    ScopeDep,
     connection,
     node_id_query,
     parse_node_id,
@@ -40,6 +41,8 @@ from headwater.server.routes.reading import (
 )
 from headwater.store.reads.classification import dataset_columns
 from headwater.store.reads.nodes import require_node
+from headwater.store.reads.scope import EVERYTHING, NamespaceScope
+from headwater.store.reads.visibility import HiddenNodes
 
 __all__ = ["classification_answer", "compliance_csv", "compliance_report", "router"]
 
@@ -61,31 +64,31 @@ def _when(as_of: str | None) -> datetime | None:
     return parse_time(as_of, "asOf")
 
 
-def _node(conn: Any, value: str, field: str) -> NodeId:
+def _node(conn: Any, value: str, field: str, scope: NamespaceScope) -> NodeId:
     node = parse_node_id(value, field, _NODE_TYPES)
     if node.version:
         raise RequestError(f"{field} must not name a version", field=f"query.{field}")
-    require_node(conn, node.dataset_id)
+    require_node(conn, node.dataset_id, HiddenNodes(conn, scope))
     return node
 
 
-def classification_answer(conn: Any, node_id: str, as_of: str | None,
-                          max_nodes: int) -> dict[str, Any]:
+def classification_answer(conn: Any, node_id: str, as_of: str | None, max_nodes: int,
+                          scope: NamespaceScope = EVERYTHING) -> dict[str, Any]:
     """The ``/api/v2/classification`` answer on an open connection (also the CLI's)."""
     when = _when(as_of)
-    node = _node(conn, node_id, "nodeId")
+    node = _node(conn, node_id, "nodeId", scope)
     fields = dataset_columns(conn, [str(node.dataset_id)])[str(node.dataset_id)]
-    return node_answer(classify(conn, when, max_nodes), node, fields)
+    return node_answer(classify(conn, when, max_nodes, scope), node, fields)
 
 
 def compliance_report(conn: Any, tag: str | None, node_id: str | None, as_of: str | None,
-                      max_nodes: int) -> dict[str, Any]:
+                      max_nodes: int, scope: NamespaceScope = EVERYTHING) -> dict[str, Any]:
     """The ``/api/v2/compliance`` JSON answer on an open connection (also the CLI's)."""
     if not tag and not node_id:
         raise RequestError("name a tag or a nodeId to report on", field="query.tag")
     when = _when(as_of)
-    node = _node(conn, node_id, "nodeId") if node_id else None
-    return compliance_answer(conn, classify(conn, when, max_nodes), tag or None, node)
+    node = _node(conn, node_id, "nodeId", scope) if node_id else None
+    return compliance_answer(conn, classify(conn, when, max_nodes, scope), tag or None, node)
 
 
 #: The CSV report's columns: one row per column a tag reached (``flow``) or per
@@ -129,22 +132,23 @@ def compliance_csv(report: dict[str, Any]) -> str:
             tags=["classification"])
 def get_classification(
     store: StoreDep,
+    scope: ScopeDep,
     nodeId: Annotated[str, node_id_query(*_NODE_TYPES)],  # noqa: N803 - the API's name
     asOf: AsOf = None,  # noqa: N803
     maxNodes: MaxNodes = MAX_NODES,  # noqa: N803
 ) -> dict[str, Any]:
     """A dataset's or a column's tags: direct, propagated (with provenance), stopped."""
     with connection(store) as conn:
-        return classification_answer(conn, nodeId, asOf, maxNodes)
+        return classification_answer(conn, nodeId, asOf, maxNodes, scope)
 
 
 @router.get("/api/v2/classification/datasets", responses=error_responses(400),
             tags=["classification"])
-def get_dataset_badges(store: StoreDep, asOf: AsOf = None,  # noqa: N803
+def get_dataset_badges(store: StoreDep, scope: ScopeDep, asOf: AsOf = None,  # noqa: N803
                        maxNodes: MaxNodes = MAX_NODES) -> dict[str, Any]:  # noqa: N803
     """Each dataset with a tag or a propagated tag (on it or a column), for badges."""
     with connection(store) as conn:
-        return datasets_answer(classify(conn, _when(asOf), maxNodes))
+        return datasets_answer(classify(conn, _when(asOf), maxNodes, scope))
 
 
 _CSV_RESPONSE: dict[int | str, dict[str, Any]] = {
@@ -160,6 +164,7 @@ _CSV_RESPONSE: dict[int | str, dict[str, Any]] = {
             tags=["classification"])
 def get_compliance(
     store: StoreDep,
+    scope: ScopeDep,
     tag: Annotated[str | None, Query(description="The tag whose flow to report.")] = None,
     nodeId: Annotated[str | None, node_id_query(*_NODE_TYPES)] = None,  # noqa: N803
     asOf: AsOf = None,  # noqa: N803
@@ -170,7 +175,7 @@ def get_compliance(
     """Where a tag, or a column's or dataset's tags, flow: every column, dataset,
     job and owner on the way, and every stop, as of a time."""
     with connection(store) as conn:
-        report = compliance_report(conn, tag, nodeId, asOf, maxNodes)
+        report = compliance_report(conn, tag, nodeId, asOf, maxNodes, scope)
     if format == "csv":
         return Response(compliance_csv(report), media_type="text/csv",
                         headers={"Content-Disposition": 'attachment; filename="compliance.csv"'})

@@ -10,7 +10,14 @@ from headwater.server.access import principal_of
 from headwater.server.deps import StoreDep
 from headwater.server.openapi import error_responses
 from headwater.server.responses import NamespaceList, NamespaceResponse, SourceList, SourceResponse
-from headwater.server.routes.reading import Limit, Offset, connection, page, read_router
+from headwater.server.routes.reading import (
+    Limit,
+    Offset,
+    ScopeDep,
+    connection,
+    page,
+    read_router,
+)
 from headwater.store.reads import datasets as reads
 
 __all__ = ["router"]
@@ -42,10 +49,12 @@ def get_namespace(namespace: str, store: StoreDep) -> dict[str, Any]:
 
 
 @router.get("/api/v1/sources", response_model=SourceList, tags=["sources"])
-def list_sources(store: StoreDep, limit: Limit = 100, offset: Offset = 0) -> dict[str, Any]:
+def list_sources(
+    store: StoreDep, scope: ScopeDep, limit: Limit = 100, offset: Offset = 0
+) -> dict[str, Any]:
     """Sources from ``dataSource`` facets (else one per dataset namespace)."""
     with connection(store) as conn:
-        items, total = reads.list_sources(conn, page(limit, offset))
+        items, total = reads.list_sources(conn, page(limit, offset), scope)
     return {"sources": items, "totalCount": total}
 
 
@@ -53,6 +62,6 @@ def list_sources(store: StoreDep, limit: Limit = 100, offset: Offset = 0) -> dic
     "/api/v1/sources/{source}", response_model=SourceResponse, responses=_NOT_FOUND,
     tags=["sources"],
 )
-def get_source(source: str, store: StoreDep) -> dict[str, Any]:
+def get_source(source: str, store: StoreDep, scope: ScopeDep) -> dict[str, Any]:
     with connection(store) as conn:
-        return reads.get_source(conn, source)
+        return reads.get_source(conn, source, scope)

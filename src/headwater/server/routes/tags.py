@@ -14,6 +14,7 @@ from headwater.server.responses import DatasetResponse, JobResponse, TagList, Ta
 from headwater.server.routes.reading import (
     Limit,
     Offset,
+    ScopeDep,
     connection,
     holds_nul,
     page,
@@ -39,9 +40,11 @@ _ASSIGN: dict[str, Any] = {**_WRITE, "responses": error_responses(401, 404, 422)
 
 
 @router.get("/api/v1/tags", response_model=TagList, tags=["tags"])
-def get_tags(store: StoreDep, limit: Limit = 100, offset: Offset = 0) -> dict[str, Any]:
+def get_tags(
+    store: StoreDep, scope: ScopeDep, limit: Limit = 100, offset: Offset = 0
+) -> dict[str, Any]:
     with connection(store) as conn:
-        return {"tags": list_tags(conn, page(limit, offset))}
+        return {"tags": list_tags(conn, page(limit, offset), scope)}
 
 
 @router.put("/api/v1/tags/{tag}", response_model=TagResponse, **_WRITE)

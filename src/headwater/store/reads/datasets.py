@@ -97,13 +97,33 @@ def _source_record(row: sa.Row[Any]) -> dict[str, Any]:
     }
 
 
-def list_sources(conn: sa.Connection, page: Page) -> tuple[list[dict[str, Any]], int]:
-    rows, total = paged(conn, sa.select(t.sources), [t.sources.c.name], page)
+def _sources_in(scope: NamespaceScope) -> list[sa.ColumnElement[bool]]:
+    """SQL: the source is one a dataset inside ``scope`` names (or is named after)."""
+    if not scope.limited:
+        return []
+    used = (
+        sa.select(sa.func.coalesce(_ds.c.source_name, _ns.c.name))
+        .join(_ns, _ns.c.id == _ds.c.namespace_id)
+        .where(scope.where(_ns.c.name), visible(_ds))
+    )
+    return [t.sources.c.name.in_(used)]
+
+
+def list_sources(
+    conn: sa.Connection, page: Page, scope: NamespaceScope = EVERYTHING
+) -> tuple[list[dict[str, Any]], int]:
+    """Sources by name; with a limited ``scope``, those of its datasets."""
+    query = sa.select(t.sources).where(*_sources_in(scope))
+    rows, total = paged(conn, query, [t.sources.c.name], page)
     return [_source_record(r) for r in rows], total
 
 
-def get_source(conn: sa.Connection, name: str) -> dict[str, Any]:
-    row = conn.execute(sa.select(t.sources).where(t.sources.c.name == name)).first()
+def get_source(
+    conn: sa.Connection, name: str, scope: NamespaceScope = EVERYTHING
+) -> dict[str, Any]:
+    row = conn.execute(
+        sa.select(t.sources).where(t.sources.c.name == name, *_sources_in(scope))
+    ).first()
     if row is None:
         raise NotFoundError(f"source '{name}' not found")
     return _source_record(row)

@@ -64,16 +64,18 @@ class NamespaceScope:
     def sees_node(self, node_id: str) -> bool:
         """Whether a ``dataset``, ``datasetField`` or ``job`` node id is inside the scope.
 
-        Run ids carry no namespace: callers decide those by the run's job.
+        Run ids carry no namespace (callers decide those by the run's job), and an id
+        the parser refuses names no namespace: both are outside a limited scope.
         """
         if self.namespaces is None:
             return True
         from headwater.graph.model import NodeId, NodeType
 
-        node = NodeId.parse(node_id)
-        if node.type is NodeType.RUN:
-            raise ValueError("a run's namespace is its job's: look the job up")
-        return node.namespace in self.namespaces
+        try:
+            node = NodeId.parse(node_id)
+        except ValueError:
+            return False
+        return node.type is not NodeType.RUN and node.namespace in self.namespaces
 
     def where(self, namespace_name: sa.ColumnElement[Any]) -> sa.ColumnElement[bool]:
         """SQL: the namespace name ``namespace_name`` is inside the scope."""

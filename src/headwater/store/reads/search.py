@@ -138,25 +138,10 @@ def event_page(
 def _event_in(conn: sa.Connection, ev: sa.Table, scope: NamespaceScope) -> sa.ColumnElement[bool]:
     """SQL: the event is about a job, or (a dataset event) a dataset, inside ``scope``.
 
-    A dataset event's dataset is found by its node id among the event's subjects: a
-    ``dataset:{namespace}:`` prefix, less those of the namespaces outside the scope
-    whose own prefix starts with it (``s3://b`` and ``s3://b:9000``).
+    A dataset event's dataset is found by its node id among the event's subjects.
     """
     es = t.event_subjects
-    names = sorted(scope.namespaces or ())
-    others = conn.execute(sa.select(_ns.c.name).where(_ns.c.name.not_in(names))).scalars()
-    prefixes = [f"dataset:{namespace}:" for namespace in names]
-    longer = [
-        f"dataset:{other}:"
-        for other in others
-        if any(f"dataset:{other}:".startswith(p) for p in prefixes)
-    ]
-    if not prefixes:
-        return sa.false()
-    subject_in = sa.and_(
-        sa.or_(*(es.c.subject.startswith(p, autoescape=True) for p in prefixes)),
-        *(sa.not_(es.c.subject.startswith(p, autoescape=True)) for p in longer),
-    )
+    subject_in = _subject_in(conn, es.c.subject, scope, ("dataset",))
     return sa.or_(
         scope.where(ev.c.job_namespace),
         sa.and_(
@@ -166,6 +151,45 @@ def _event_in(conn: sa.Connection, ev: sa.Table, scope: NamespaceScope) -> sa.Co
     )
 
 
-def list_tags(conn: sa.Connection, page: Page) -> list[dict[str, Any]]:
-    rows = conn.execute(page.apply(sa.select(t.tags).order_by(t.tags.c.name))).all()
+def _subject_in(
+    conn: sa.Connection, subject: sa.ColumnElement[str], scope: NamespaceScope,
+    kinds: tuple[str, ...],
+) -> sa.ColumnElement[bool]:
+    """SQL: the node id ``subject`` (of the ``kinds`` given) is inside ``scope``.
+
+    By its ``{kind}:{namespace}:`` prefix, less those of the namespaces outside the
+    scope whose own prefix starts with it (``s3://b`` and ``s3://b:9000``).
+    """
+    names = sorted(scope.namespaces or ())
+    others = conn.execute(sa.select(_ns.c.name).where(_ns.c.name.not_in(names))).scalars().all()
+    prefixes = [f"{kind}:{namespace}:" for kind in kinds for namespace in names]
+    if not prefixes:
+        return sa.false()
+    longer = [
+        f"{kind}:{other}:"
+        for kind in kinds
+        for other in others
+        if any(f"{kind}:{other}:".startswith(p) for p in prefixes)
+    ]
+    return sa.and_(
+        sa.or_(*(subject.startswith(p, autoescape=True) for p in prefixes)),
+        *(sa.not_(subject.startswith(p, autoescape=True)) for p in longer),
+    )
+
+
+def list_tags(
+    conn: sa.Connection, page: Page, scope: NamespaceScope = EVERYTHING
+) -> list[dict[str, Any]]:
+    """Tags by name; with a limited ``scope``, those on a dataset, field or job inside it
+    and those on nothing (defined through the API)."""
+    query = sa.select(t.tags)
+    if scope.limited:
+        ta = t.tag_assignments
+        on_any = sa.exists().where(ta.c.tag_id == t.tags.c.id)
+        inside = sa.exists().where(
+            ta.c.tag_id == t.tags.c.id,
+            _subject_in(conn, ta.c.subject, scope, ("dataset", "datasetField", "job")),
+        )
+        query = query.where(sa.or_(sa.not_(on_any), inside))
+    rows = conn.execute(page.apply(query.order_by(t.tags.c.name))).all()
     return [{"name": row.name, "description": row.description} for row in rows]
