@@ -124,7 +124,7 @@ def test_children_of_a_parent_that_never_reported_and_of_a_leaf(apps: TestClient
     remote = apps.get(f"/api/v1/jobs/runs/{REMOTE}/children").json()
     assert [r["id"] for r in remote["runs"]] == [ORPHAN]
     leaf = apps.get(f"/api/v1/jobs/runs/{LOAD_1}/children").json()
-    assert leaf == {"runs": [], "totalCount": 0}
+    assert leaf == {"runs": [], "totalCount": 0, "nextCursor": None}
 
 
 @pytest.mark.parametrize(
