@@ -76,6 +76,18 @@ setting                     environment variable                  meaning (defau
 ``connect_heartbeat``       ``HEADWATER_CONNECT_HEARTBEAT``       send RUNNING for a live
                                                                   connector silent this long, e.g.
                                                                   ``10m`` (none: only changes)
+``oidc_issuer``             ``HEADWATER_OIDC_ISSUER``             also admit bearer JWTs this
+                                                                  OpenID Connect issuer signed
+                                                                  (none); https, or http on
+                                                                  loopback
+``oidc_audience``           ``HEADWATER_OIDC_AUDIENCE``           the ``aud`` such a JWT must name
+                                                                  (needed with ``oidc_issuer``)
+``oidc_scopes_claim``       ``HEADWATER_OIDC_SCOPES_CLAIM``       the claim granting ingest, read,
+                                                                  admin (``scope``)
+``oidc_namespaces_claim``   ``HEADWATER_OIDC_NAMESPACES_CLAIM``   a claim listing the namespaces
+                                                                  the JWT sees (none: all)
+``oidc_name_claim``         ``HEADWATER_OIDC_NAME_CLAIM``         the claim naming the caller in
+                                                                  the audit log (``sub``)
 ==========================  ====================================  ================================
 
 A test keeps this table, :class:`Settings` and ``headwater serve --help`` in
@@ -144,6 +156,11 @@ class Settings:
     connect_interval: float = 10.0
     connect_state: Path | None = None
     connect_heartbeat: float | None = None
+    oidc_issuer: str | None = None
+    oidc_audience: str | None = None
+    oidc_scopes_claim: str = "scope"
+    oidc_namespaces_claim: str | None = None
+    oidc_name_claim: str = "sub"
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -184,6 +201,13 @@ class Settings:
                               "or run `headwater connect watch` beside the server")
         if not self.connect_interval > 0:
             raise ConfigError(f"connect_interval must be positive, got {self.connect_interval}")
+        if self.oidc_issuer == "":
+            object.__setattr__(self, "oidc_issuer", None)
+        if self.oidc_issuer is not None:
+            _check_issuer(self.oidc_issuer)
+            if not self.oidc_audience:
+                raise ConfigError("oidc_audience must be set with oidc_issuer: the aud claim "
+                                  "a token must name, so tokens for other services fail")
         if self.api_key == "":
             # An empty key would make every request "authenticated"; treat as unset.
             object.__setattr__(self, "api_key", None)
@@ -229,6 +253,18 @@ class Settings:
     def replace(self, **changes: Any) -> Settings:
         """A copy with ``changes`` applied (``None`` values are ignored)."""
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def _check_issuer(issuer: str) -> None:
+    """An issuer URL is https, or http on a loopback address (keys fetched in clear
+    text from elsewhere could be swapped on the way)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(issuer)
+    loopback = parts.hostname in {"localhost", "127.0.0.1", "::1"}
+    if parts.scheme != "https" and not (parts.scheme == "http" and loopback):
+        raise ConfigError(f"oidc_issuer must be an https URL (or http on loopback), "
+                          f"got {issuer!r}")
 
 
 def _convert(name: str, raw: str) -> Any:

@@ -112,6 +112,21 @@ _OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--connect-state", "connect_state"), {
         "type": click.Path(dir_okay=False, path_type=Path), "help": "The poller's state file. "
         "[HEADWATER_CONNECT_STATE; <data-dir>/connect-state.json]"}),
+    (("--oidc-issuer", "oidc_issuer"), {
+        "metavar": "URL", "help": "Also admit bearer JWTs this OpenID Connect issuer signed, "
+        "checked against its published keys (docs/server.md). [HEADWATER_OIDC_ISSUER]"}),
+    (("--oidc-audience", "oidc_audience"), {
+        "metavar": "AUD", "help": "The aud claim such a JWT must name (needed with "
+        "--oidc-issuer). [HEADWATER_OIDC_AUDIENCE]"}),
+    (("--oidc-scopes-claim", "oidc_scopes_claim"), {
+        "metavar": "CLAIM", "help": "The claim granting ingest, read and admin. "
+        "[HEADWATER_OIDC_SCOPES_CLAIM; scope]"}),
+    (("--oidc-namespaces-claim", "oidc_namespaces_claim"), {
+        "metavar": "CLAIM", "help": "A claim listing the namespaces a JWT sees. "
+        "[HEADWATER_OIDC_NAMESPACES_CLAIM; none: all]"}),
+    (("--oidc-name-claim", "oidc_name_claim"), {
+        "metavar": "CLAIM", "help": "The claim naming the caller in the audit log. "
+        "[HEADWATER_OIDC_NAME_CLAIM; sub]"}),
 ]
 
 

@@ -40,7 +40,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from starlette.concurrency import run_in_threadpool
@@ -54,6 +54,9 @@ from headwater.server.handlers import error_body
 from headwater.store import access as tokens
 from headwater.store.access import AuditRow
 from headwater.store.transactions import now_utc
+
+if TYPE_CHECKING:
+    from headwater.server.oidc import JwtVerifier
 
 __all__ = [
     "ALL_SCOPES",
@@ -264,6 +267,8 @@ class Access:
     audit: AuditLog
     public_reads: bool = False
     audit_reads: bool = False
+    #: Bearer JWTs of an OpenID Connect issuer (``--oidc-issuer``); none: stored tokens only.
+    jwt: JwtVerifier | None = None
 
 
 class AccessGate:
@@ -285,7 +290,7 @@ class AccessGate:
         try:
             if cache.stale():  # the query runs in a worker thread, never in the event loop
                 await run_in_threadpool(cache.refresh)
-            protected = cache.protected()
+            protected = cache.protected() or self.access.jwt is not None
         except StoreError as exc:
             await _refuse(scope, receive, send, 503,
                           error_body(f"database unavailable: {exc}", retriable=True))
@@ -341,12 +346,44 @@ class AccessGate:
         if kind.lower() != "bearer":
             return 401, "invalid token"
         cache = self.access.tokens
-        principal = cache.find(secret.strip())
+        secret = secret.strip()
+        principal = cache.find(secret)
+        if principal is None and self.access.jwt is not None:
+            from headwater.server.oidc import looks_like_jwt
+
+            if looks_like_jwt(secret):
+                return await self._admit_jwt(scope, secret, need)
         if principal is None and cache.miss_reload_due():
             await run_in_threadpool(cache.reload)
-            principal = cache.find(secret.strip())
+            principal = cache.find(secret)
         if principal is None:
             return 401, "invalid token"
+        return self._grant(scope, principal, need)
+
+    async def _admit_jwt(self, scope: Scope, token: str,
+                         need: str) -> Principal | tuple[int, str]:
+        """A JWT's principal: keys fetched in a worker thread when stale or unknown."""
+        from headwater.server.oidc import JwtRefused, UnknownKey
+
+        verifier = self.access.jwt
+        assert verifier is not None
+        if verifier.stale():
+            await run_in_threadpool(verifier.refresh)
+        try:
+            try:
+                principal = verifier.principal(token)
+            except UnknownKey:
+                if not verifier.refresh_due():
+                    raise
+                await run_in_threadpool(verifier.refresh)
+                principal = verifier.principal(token)
+        except JwtRefused as exc:
+            return 401, str(exc)
+        return self._grant(scope, principal, need)
+
+    def _grant(self, scope: Scope, principal: Principal,
+               need: str) -> Principal | tuple[int, str]:
+        """``principal`` if it holds ``need`` (and may see the path's namespace)."""
         scope[PRINCIPAL_KEY] = principal
         if need not in principal.scopes:
             return 403, f"token '{principal.name}' lacks the {need} scope"

@@ -21,6 +21,7 @@ from headwater.server.handlers import install_handlers
 if TYPE_CHECKING:
     from headwater.server.access import Access
     from headwater.server.connect_poller import ConnectPoller
+    from headwater.server.oidc import JwtVerifier
     from headwater.store import Store
 
 __all__ = ["create_app", "open_store"]
@@ -156,6 +157,20 @@ def _access(settings: Settings, store: Store) -> Access:
                        retention=settings.audit_retention),
         public_reads=settings.public_reads,
         audit_reads=settings.audit_reads,
+        jwt=_jwt_verifier(settings),
+    )
+
+
+def _jwt_verifier(settings: Settings) -> JwtVerifier | None:
+    if settings.oidc_issuer is None or settings.oidc_audience is None:
+        return None
+    from headwater.server.oidc import JwtVerifier
+
+    return JwtVerifier(
+        settings.oidc_issuer, settings.oidc_audience,
+        scopes_claim=settings.oidc_scopes_claim,
+        namespaces_claim=settings.oidc_namespaces_claim,
+        name_claim=settings.oidc_name_claim,
     )
 
 
