@@ -233,3 +233,54 @@ def test_dsv2_read_and_write_are_named_by_their_options(
     append = _complete(events, "append_data")
     assert _named(append["outputs"]) == [(namespace, written)]
     assert append["outputs"][0]["facets"]["datasetType"]["datasetType"] == "TOPIC"
+
+
+def _nested(fields: list[dict[str, Any]]) -> list[Any]:
+    return [(f["name"], f["type"], _nested(f.get("fields", []))) if f.get("fields") else (f["name"], f["type"])
+            for f in fields]
+
+
+def test_the_struct_a_producer_serialises_and_a_consumer_declares_are_on_the_topic(
+    spark, lineage, kafka_bootstrap: str, tmp_path: Path
+):
+    topic = _topic("orders-json")
+    orders = spark.createDataFrame(
+        [(1, 9.5, "Lyon"), (2, 3.25, "Oslo")], "order_id long, amount double, city string"
+    )
+    orders.selectExpr(
+        "CAST(order_id AS STRING) AS key",
+        "to_json(named_struct('order_id', order_id, 'amount', CAST(amount AS STRING),"
+        " 'shipping', named_struct('city', city), 'note', upper(city))) AS value",
+    ).write.format("kafka").option("kafka.bootstrap.servers", kafka_bootstrap).option(
+        "topic", topic
+    ).save()
+    produced = _complete(lineage.action_events(), "execute_save_into_data_source_command")
+    (written,) = produced["outputs"]
+    # The value column is the struct it serialises; a field made by another function
+    # than a cast has no known type.
+    assert _nested(written["facets"]["schema"]["fields"]) == [
+        ("key", "string"),
+        ("value", "struct", [
+            ("order_id", "long"), ("amount", "string"),
+            ("shipping", "struct", [("city", "string")]), ("note", "unknown"),
+        ]),
+    ]
+
+    parsed = (
+        _reader(spark, kafka_bootstrap).option("subscribe", topic).load()
+        .selectExpr("from_json(CAST(value AS STRING), 'order_id long, amount double') AS o")
+        .selectExpr("o.order_id", "o.amount")
+    )
+    parsed.write.parquet(str(tmp_path / "parsed"))
+    consumed = [
+        e for e in lineage.action_events()
+        if e["eventType"] == "COMPLETE" and _named(e["inputs"]) == [(f"kafka://{kafka_bootstrap}", topic)]
+    ]
+    (read,) = consumed[-1]["inputs"]
+    declared = read["inputFacets"]["declaredSchema"]
+    assert _nested(declared["fields"]) == [
+        ("value", "struct", [("order_id", "long"), ("amount", "double")])
+    ]
+    # The producer writes amount as a string, the consumer reads a double: both facts are here.
+    value = written["facets"]["schema"]["fields"][1]
+    assert [f["type"] for f in value["fields"] if f["name"] == "amount"] == ["string"]

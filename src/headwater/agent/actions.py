@@ -19,6 +19,7 @@ from headwater.agent.plan import PlanNode
 from headwater.agent.rdds import RddSavePhase, save_facts
 from headwater.agent.run_model import RUN_FACET_SCHEMA, RunModel, iso_time, uuid7
 from headwater.agent.sources import CapturedDataset, VisitContext, Visited, visit_plan
+from headwater.agent.sources.kafka_schemas import declared_value_fields
 from headwater.events import facets as F
 from headwater.events.model import PRODUCER, SCHEMA_URL
 
@@ -132,6 +133,7 @@ def plan_datasets(
     action's statistics, when it has any."""
     executed = executed if executed is not None else {}
     visited: Visited = visit_plan(ctx)
+    _declared_values(visited, ctx)
     _resolve_namespaces([*visited.inputs, *visited.outputs], model)
     enabled = model.enabled
     catalog = _catalog_args(ctx, catalog_impl)
@@ -165,6 +167,25 @@ def plan_datasets(
             )
         outputs.append(output_dataset_json(ds, enabled, catalog, lineage, executed))
     return visited, inputs, outputs
+
+
+def _declared_values(visited: Visited, ctx: VisitContext) -> None:
+    """Note on each topic read the fields the plan parses its ``value`` into."""
+    topics = {
+        expr_id: ds
+        for ds in visited.inputs
+        if ds.dataset_type == "TOPIC"
+        for expr_id, column in ds.attributes.items()
+        if column == "value"
+    }
+    if not topics:
+        return
+    by_id = {expr_id: (ds.namespace, ds.name) for expr_id, ds in topics.items()}
+    declared = declared_value_fields(ctx.tree, by_id)
+    for ds in topics.values():
+        fields = declared.get((ds.namespace, ds.name))
+        if fields is not None:
+            ds.declared_value = fields
 
 
 def _lineage_leaves(

@@ -17,10 +17,13 @@ from headwater.agent.sources import CapturedDataset
 from headwater.events import facets as F
 from headwater.events.model import PRODUCER
 
-__all__ = ["dataset_type", "input_dataset_json", "output_dataset_json"]
+__all__ = ["DECLARED_SCHEMA", "dataset_type", "input_dataset_json", "output_dataset_json"]
 
 Enabled = Callable[[str], bool]
 
+#: The input facet holding the schema a consumer declares for a topic's value.
+DECLARED_SCHEMA = "declaredSchema"
+_INPUT_FACET_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/InputDatasetFacet"
 _DATASET_TYPE_SCHEMA = (
     "https://openlineage.io/spec/facets/1-0-1/DatasetTypeDatasetFacet.json#/$defs/DatasetTypeDatasetFacet"
 )
@@ -82,6 +85,11 @@ def input_dataset_json(
         input_facets["inputStatistics"] = F.input_statistics_facet(
             statistics["input_rows"], statistics.get("input_bytes")
         )
+    if ds.declared_value is not None and enabled(DECLARED_SCHEMA):
+        input_facets[DECLARED_SCHEMA] = {
+            **F.schema_facet([("value", "struct", ds.declared_value)]),
+            "_schemaURL": _INPUT_FACET_SCHEMA,
+        }
     return {
         "namespace": ds.namespace,
         "name": ds.name,

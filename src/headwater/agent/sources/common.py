@@ -65,6 +65,9 @@ class CapturedDataset:
     catalog: dict[str, Any] | None = None
     #: TABLE, FILE or TOPIC when the namespace alone does not tell (``datasetType`` facet).
     dataset_type: str | None = None
+    #: For a topic read: the fields of the ``value`` the plan parses (``from_json``'s
+    #: schema), the ``declaredSchema`` input facet (see :mod:`.kafka_schemas`).
+    declared_value: list[SchemaField] | None = None
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,7 @@ from headwater.agent.sources.common import (
 )
 from headwater.agent.sources.family import SourceFamily
 from headwater.agent.sources.jvm_common import option
+from headwater.agent.sources.kafka_schemas import written_value_fields
 from headwater.naming import kafka_namespace
 
 __all__ = [
@@ -287,6 +288,9 @@ def _write_kafka(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
     topic = options.get("topic", "").strip()
     topics = [topic] if topic else literal_topics(query)
     fields = schema_from_struct(facts.get("query_schema"))
+    serialised = written_value_fields(query)
+    if serialised is not None:
+        fields = [("value", "struct", serialised) if f[0] == "value" else f for f in fields]
     for name in topics:
         visited.outputs.append(
             CapturedDataset(namespace, name, fields=list(fields), query=query, dataset_type="TOPIC")
