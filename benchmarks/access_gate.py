@@ -9,7 +9,11 @@ ASGI, client CPU included, the same for every arm), in interleaved rounds:
   and queues an audit row;
 - ``token``: the app as served on a store holding a token, each POST carrying
   it: digest, cached lookup, constant-time compare, ``Cache-Control: private``,
-  an audit row.
+  an audit row;
+- ``jwt``: the app served with ``--oidc-issuer`` (a real issuer on 127.0.0.1,
+  tests/server/oidc_issuer.py), each POST carrying an RS256 JWT it signed: the
+  stored-token miss, header parse, RSA signature check and claims, then as
+  ``token`` (the keys are fetched once, before the first round).
 
     python benchmarks/access_gate.py [events per round, default 400] [rounds, default 6]
 """
@@ -30,13 +34,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.server
 
 import httpx  # noqa: E402
 from starlette.types import ASGIApp, Receive, Scope, Send  # noqa: E402
+from tests.server.events import run_event  # noqa: E402
+from tests.server.oidc_issuer import AUDIENCE, running_issuer  # noqa: E402
 
 from headwater.config import Settings  # noqa: E402
 from headwater.server.access import OPEN, PRINCIPAL_KEY, AccessGate  # noqa: E402
 from headwater.server.app import create_app  # noqa: E402
 from headwater.store import Store  # noqa: E402
 from headwater.store.access import create_token  # noqa: E402
-from tests.server.events import run_event  # noqa: E402
 
 CLIENTS = 16
 
@@ -70,12 +75,18 @@ async def cpu_per_request(app: Any, bodies: list[bytes], secret: str | None) -> 
 
 
 def main() -> None:
+    with running_issuer() as issuer:
+        run(issuer)
+
+
+def run(issuer: Any) -> None:
     events = int(sys.argv[1]) if len(sys.argv) > 1 else 400
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 6
     folder = tempfile.mkdtemp()
     # One store per arm: a store's cost per event grows with what it holds, so each
     # arm's store grows alike.
-    stores = [Store.open(f"sqlite:///{folder}/{name}.db") for name in ("bare", "open", "closed")]
+    stores = [Store.open(f"sqlite:///{folder}/{name}.db")
+              for name in ("bare", "open", "closed", "jwt")]
     secret, _ = create_token(stores[2].engine, "bench", ["ingest"])
     bare = create_app(Settings(), stores[0])
     bare.user_middleware = [m if m.cls is not AccessGate else type(m)(AdmitEveryone)
@@ -84,9 +95,12 @@ def main() -> None:
         ("bare", bare, None),
         ("keyless", create_app(Settings(), stores[1]), None),
         ("token", create_app(Settings(), stores[2]), secret),
+        ("jwt", create_app(Settings(oidc_issuer=issuer.url, oidc_audience=AUDIENCE),
+                           stores[3]), issuer.token("bench", scope="ingest")),
     ]
     for _, app, _ in arms:
         app.state.access.audit.start()  # its batched writes are part of the cost
+    arms[3][1].state.access.jwt.refresh()  # the keys, fetched once
     figures: dict[str, list[float]] = {name: [] for name, _, _ in arms}
     print(f"load average at start {os.getloadavg()[0]:.2f}; {rounds} rounds of {events} "
           f"single POSTs per arm, {CLIENTS} clients")
@@ -99,10 +113,17 @@ def main() -> None:
     for name, values in figures.items():
         print(f"{name:8} CPU us/request per round {[round(v) for v in values]}, "
               f"median {statistics.median(values):.0f}")
-    for name in ("keyless", "token"):
+    for name in ("keyless", "token", "jwt"):
         ratios = [a / b for a, b in zip(figures[name], figures["bare"], strict=True)]
         print(f"{name} / bare per round {[round(r, 3) for r in ratios]}: median "
               f"{statistics.median(ratios):.3f}, min {min(ratios):.3f}, max {max(ratios):.3f}")
+    verifier, token = arms[3][1].state.access.jwt, arms[3][2]
+    started = time.process_time()
+    for _ in range(2000):
+        verifier.principal(token)
+    check = (time.process_time() - started) / 2000 * 1e6
+    print(f"the JWT check alone (header, RS256 signature, claims): {check:.0f} us CPU, "
+          f"{check / statistics.median(figures['bare']):.3f} of a bare request's median")
     for _, app, _ in arms:
         app.state.access.audit.close()
     for store in stores:
