@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
@@ -28,6 +29,7 @@ from headwater.server.oidc import JwtVerifier
 from headwater.store import Store
 from headwater.store import access as tokens
 from tests.server.events import run_event
+from tests.server.live import running_server
 from tests.server.oidc_issuer import AUDIENCE, Issuer, running_issuer
 from tests.server.test_access_every_operation import API_KEY, check_every_operation
 
@@ -192,6 +194,27 @@ def test_every_documented_operation_with_jwts(store: Store, issuer: Issuer) -> N
     }
     secrets["api-key"] = API_KEY
     with _app(store, issuer, api_key=API_KEY) as client:
+        assert check_every_operation(client, secrets) > 40
+
+
+@pytest.mark.live
+def test_every_documented_operation_with_jwts_on_a_live_server(db_url: str, issuer: Issuer) -> None:
+    Store.open(db_url, migrate=True).close()
+    secrets = {
+        scope: issuer.token(f"{scope}-jwt", scope=scope) for scope in ("admin", "ingest", "read")
+    }
+    secrets["api-key"] = API_KEY
+    arguments = (
+        "--db",
+        db_url,
+        "--api-key",
+        API_KEY,
+        "--oidc-issuer",
+        issuer.url,
+        "--oidc-audience",
+        AUDIENCE,
+    )
+    with running_server(*arguments) as url, httpx.Client(base_url=url, timeout=30.0) as client:
         assert check_every_operation(client, secrets) > 40
 
 
