@@ -196,7 +196,8 @@ def dataset_records(
     tags = tags_by_subject(conn, [*node_of.values(), *field_nodes])
     facets = _latest_facets(conn, "dataset", list(node_of.values()))
     lineage = _column_lineage_entries(conn, ids, scope)
-    modified = _last_modified(conn, ids)
+    modified = _last_modified(conn, ids, scope)
+    current = _current_versions(conn, rows, scope)
     records = []
     for r in rows:
         node = node_of[r.id]
@@ -223,7 +224,7 @@ def dataset_records(
                 "lastModifiedAt": aware(modified.get(r.id)),
                 "lastLifecycleState": r.lifecycle_state,
                 "description": r.description,
-                "currentVersion": r.current_version_uuid,
+                "currentVersion": current.get(r.id),
                 "columnLineage": lineage.get(r.id),
                 "facets": scope.facets(facets.get(node, {})),
                 "deleted": False,
@@ -260,7 +261,7 @@ def _column_lineage_entries(
             .join(src, src.c.id == cl.c.source_dataset_id)
             .join(src_ns, src_ns.c.id == src.c.namespace_id)
             .where(cl.c.target_dataset_id.in_(batch), cl.c.target_field != "",
-                   scope.where(src_ns.c.name), *_through_jobs_in(cl, scope))
+                   scope.where(src_ns.c.name), *_by_runs_inside(cl, scope))
             .order_by(cl.c.target_field, src_ns.c.name, src.c.name, cl.c.source_field)
         )
         for row in conn.execute(query):
@@ -287,8 +288,9 @@ def _column_lineage_entries(
     }
 
 
-def _through_jobs_in(cl: sa.Table, scope: NamespaceScope) -> list[sa.ColumnElement[bool]]:
-    """SQL: the column-lineage edge came through a run of a job inside ``scope`` (or none)."""
+def _by_runs_inside(table: sa.Table, scope: NamespaceScope) -> list[sa.ColumnElement[bool]]:
+    """SQL: the row of ``table`` (column lineage, a dataset version) came from a run of a
+    job inside ``scope``, or from no run (a dataset event)."""
     if not scope.limited:
         return []
     run_ns = (
@@ -296,21 +298,41 @@ def _through_jobs_in(cl: sa.Table, scope: NamespaceScope) -> list[sa.ColumnEleme
         .select_from(t.runs)
         .join(t.jobs, t.jobs.c.id == t.runs.c.job_id)
         .join(_ns, _ns.c.id == t.jobs.c.namespace_id)
-        .where(t.runs.c.uuid == cl.c.run_uuid)
+        .where(t.runs.c.uuid == table.c.run_uuid)
         .scalar_subquery()
     )
-    return [sa.or_(cl.c.run_uuid.is_(None), scope.where(run_ns))]
+    return [sa.or_(table.c.run_uuid.is_(None), scope.where(run_ns))]
 
 
-def _last_modified(conn: sa.Connection, dataset_ids: Sequence[int]) -> dict[int, Any]:
-    """Latest version time per dataset written by a run that completed."""
+def _current_versions(
+    conn: sa.Connection, rows: Sequence[sa.Row[Any]], scope: NamespaceScope
+) -> dict[int, str | None]:
+    """Each dataset's current version, unless a run of a job outside ``scope`` wrote it."""
+    found = {r.id: r.current_version_uuid for r in rows}
+    if not scope.limited:
+        return found
+    dv = t.dataset_versions
+    wanted = [u for u in found.values() if u]
+    kept: set[str] = set()
+    for batch in chunks(wanted):
+        kept.update(conn.execute(
+            sa.select(dv.c.uuid).where(dv.c.uuid.in_(batch), *_by_runs_inside(dv, scope))
+        ).scalars())
+    return {dataset_id: u if u in kept else None for dataset_id, u in found.items()}
+
+
+def _last_modified(
+    conn: sa.Connection, dataset_ids: Sequence[int], scope: NamespaceScope
+) -> dict[int, Any]:
+    """Latest version time per dataset written by a run (inside ``scope``) that completed."""
     dv, r = t.dataset_versions, t.runs
     result: dict[int, Any] = {}
     for batch in chunks(dataset_ids):
         query = (
             sa.select(dv.c.dataset_id, sa.func.max(dv.c.updated_at))
             .join(r, r.c.uuid == dv.c.run_uuid)
-            .where(dv.c.dataset_id.in_(batch), r.c.state == "COMPLETE")
+            .where(dv.c.dataset_id.in_(batch), r.c.state == "COMPLETE",
+                   *_by_runs_inside(dv, scope))
             .group_by(dv.c.dataset_id)
         )
         result.update(dict(conn.execute(query).all()))
@@ -399,9 +421,11 @@ def list_dataset_versions(
     conn: sa.Connection, namespace: str, name: str, page: Page,
     scope: NamespaceScope = EVERYTHING,
 ) -> tuple[list[dict[str, Any]], int]:
+    """The dataset's versions, newest first; those written by runs of jobs outside
+    ``scope`` are left out."""
     dataset = _dataset_row(conn, namespace, name)
     dv = t.dataset_versions
-    query = sa.select(dv).where(dv.c.dataset_id == dataset.id)
+    query = sa.select(dv).where(dv.c.dataset_id == dataset.id, *_by_runs_inside(dv, scope))
     rows, total = paged(conn, query, [dv.c.updated_at.desc(), dv.c.uuid.desc()], page)
     return dataset_version_records(conn, dataset, rows, scope), total
 
@@ -413,7 +437,9 @@ def get_dataset_version(
     dataset = _dataset_row(conn, namespace, name)
     dv = t.dataset_versions
     row = conn.execute(
-        sa.select(dv).where(dv.c.dataset_id == dataset.id, dv.c.uuid == version)
+        sa.select(dv).where(
+            dv.c.dataset_id == dataset.id, dv.c.uuid == version, *_by_runs_inside(dv, scope)
+        )
     ).first()
     if row is None:
         raise NotFoundError(f"version '{version}' of dataset '{namespace}:{name}' not found")
