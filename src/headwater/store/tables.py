@@ -222,7 +222,8 @@ runs = sa.Table(
     sa.Column("nominal_end_time", sa.DateTime(), nullable=True),
     sa.Column("parent_run_uuid", sa.Text(), nullable=True, index=True),
     *_times(),
-    sa.Index("ix_runs_job_id_created_at", "job_id", "created_at"),
+    # A job's runs in page order, newest first: (created_at, uuid) read off the index.
+    sa.Index("ix_runs_job_id_created_at", "job_id", "created_at", "uuid"),
     # A run's children in page order (GET /api/v1/jobs/runs/{id}/children).
     sa.Index("ix_runs_parent_run_uuid_created_at", "parent_run_uuid", "created_at", "uuid"),
 )
