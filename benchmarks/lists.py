@@ -10,7 +10,10 @@ same load and caches, for each list:
 
 - the first page (``limit=100``);
 - the page ``--depth`` items deep by ``offset``;
-- the same page by ``cursor`` (the ``nextCursor`` of the page before it).
+- the same page by ``cursor`` (the ``nextCursor`` of the page before it);
+- the bare path of the first page: its rows and its count fetched from the
+  database, no record built, no JSON (``reads.common.paged`` on the list's query),
+  so the HTTP answer's cost per item is seen beside what the database costs.
 
 Target: a deep cursor page costs <= 2x the first page. Prints p50/p95 per arm,
 the deep/first ratios, the load average, and the store's size on disk.
@@ -123,12 +126,48 @@ def _deep_cursor(client: TestClient, path: str, params: dict[str, Any], depth: i
     return str(cursor)
 
 
+def _bare_paths(store: Store) -> dict[str, Callable[[], Any]]:
+    """The first page of each list as rows only (the list's own query and count)."""
+    import sqlalchemy as sa
+
+    from headwater.store import tables as t
+    from headwater.store.reads import datasets as dataset_reads
+    from headwater.store.reads import runs as run_reads
+    from headwater.store.reads.common import Page, paged
+    from headwater.store.reads.visibility import visible
+
+    ds, r, ev = t.datasets, t.runs, t.events
+    page = Page(limit=LIMIT)
+
+    def datasets() -> Any:
+        with store.engine.connect() as conn:
+            namespace = dataset_reads.namespace_id(conn, NS)
+            query = dataset_reads._dataset_select().where(
+                ds.c.namespace_id == namespace, visible(ds)
+            )
+            return paged(conn, query, [ds.c.name], page)
+
+    def job_runs() -> Any:
+        with store.engine.connect() as conn:
+            job = conn.execute(sa.select(t.jobs.c.id).where(t.jobs.c.name == JOB)).scalar_one()
+            query = run_reads._run_select().where(r.c.job_id == job)
+            return paged(conn, query, [r.c.created_at.desc(), r.c.uuid.desc()], page)
+
+    def events() -> Any:
+        with store.engine.connect() as conn:
+            query = sa.select(ev.c.payload)
+            return paged(conn, query, [ev.c.event_time.desc(), ev.c.id.desc()], page)
+
+    return {"datasets": datasets, "job runs": job_runs, "events": events}
+
+
 def _percentiles(samples: list[float]) -> tuple[float, float]:
     ms = sorted(s * 1000 for s in samples)
     return statistics.median(ms), ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
 
 
-def measure(client: TestClient, depth: int, rounds: int) -> None:
+def measure(client: TestClient, store: Store, depth: int, rounds: int) -> None:
+    bare = _bare_paths(store)
     for label, (path, params, field) in LISTS.items():
         cursor = _deep_cursor(client, path, params, depth)
         arms: dict[str, Callable[[], Any]] = {
@@ -139,6 +178,7 @@ def measure(client: TestClient, depth: int, rounds: int) -> None:
             f"cursor {depth:,} deep": lambda p=path, q=params, c=cursor: client.get(
                 p, params={**q, "limit": LIMIT, "cursor": c}
             ),
+            "bare path, first page": bare[label],
         }
         samples: dict[str, list[float]] = {arm: [] for arm in arms}
         firsts: dict[str, Any] = {}
@@ -148,9 +188,11 @@ def measure(client: TestClient, depth: int, rounds: int) -> None:
                 started = time.perf_counter()
                 answer = arms[arm]()
                 elapsed = time.perf_counter() - started
-                answer.raise_for_status()
                 if round_no >= 2:  # warm-up
                     samples[arm].append(elapsed)
+                if arm.startswith("bare"):
+                    continue
+                answer.raise_for_status()
                 firsts.setdefault(arm, answer.json()[field])
         same = firsts[f"offset {depth:,}"] == firsts[f"cursor {depth:,} deep"]
         print(f"  {label}: (offset and cursor pages equal: {same})")
@@ -174,7 +216,7 @@ def run_one(label: str, url: str, args: argparse.Namespace, size: Callable[[], s
         with store.engine.begin() as conn:
             conn.exec_driver_sql("ANALYZE")
         with TestClient(create_app(Settings(), store)) as client:
-            measure(client, args.depth, args.rounds)
+            measure(client, store, args.depth, args.rounds)
     finally:
         store.close()
 
