@@ -224,3 +224,15 @@ def test_the_issuer_must_be_https_and_come_with_an_audience() -> None:
     with pytest.raises(ConfigError, match="oidc_audience"):
         Settings(oidc_issuer="https://idp.example.com")
     assert Settings(oidc_issuer="https://idp.example.com", oidc_audience="x").oidc_issuer
+
+
+def test_requests_waiting_on_one_fetch_fetch_nothing_more(issuer: Issuer) -> None:
+    verifier = JwtVerifier(issuer.url, AUDIENCE)
+    reads = issuer.jwks_reads
+    waiting = [threading.Thread(target=verifier.refresh) for _ in range(8)]
+    for thread in waiting:
+        thread.start()
+    for thread in waiting:
+        thread.join()
+    assert verifier.fetches == 1
+    assert issuer.jwks_reads == reads + 1

@@ -130,6 +130,8 @@ class JwtVerifier:
         :data:`MIN_REFRESH_SECONDS` later.
         """
         with self._lock:
+            if not (self.stale() or self.refresh_due()):
+                return  # another request fetched them while this one waited
             try:
                 keys = self._jwks().get_signing_keys(refresh=True)
             except (jwt.PyJWKClientError, httpx.HTTPError, ValueError) as exc:
