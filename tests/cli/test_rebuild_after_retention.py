@@ -43,8 +43,13 @@ def test_rebuild_after_retention_differs_only_in_first_seen_times(tmp_path: Path
         done = prune(store.engine, KEEP, now=NOW, settle=0)
         assert done.runs > 0
         pruned = dump(store)
-    result = CliRunner().invoke(main, ["rebuild", "--from-raw", "--db", url], env={})
+    # FORCE_COLOR makes rich take stderr for a terminal, where the progress bar shows.
+    result = CliRunner().invoke(
+        main, ["rebuild", "--from-raw", "--db", url], env={"FORCE_COLOR": "1", "COLUMNS": "200"}
+    )
     assert result.exit_code == 0, result.output
+    kept = len(pruned["events"])
+    assert "rebuilding" in result.stderr and f"{kept}/{kept}" in result.stderr
     assert f"carried over: the retention floor {(NOW - KEEP).isoformat()}Z" in result.output
     [built] = tmp_path.glob("headwater.rebuilt-*.db")
     with Store.open(f"sqlite:///{built}") as rebuilt:
