@@ -348,6 +348,34 @@ def test_kafka_topic_to_kafka_topic(
     progress = _progress(run[-1])
     assert progress["numInputRows"] == 3
     assert progress["sources"][0]["description"].startswith("KafkaV2[")
+    # The run's input names the offsets it read, per partition (a pattern input the
+    # topics it matched); a first run began at its startingOffsets: no fromOffset.
+    (read_input,) = run[-1]["inputs"]
+    assert read_input["inputFacets"]["kafkaOffsets"]["partitions"] == [
+        {"topic": source, "partition": 0, "untilOffset": 3}
+    ]
+    if subscription != "subscribe":
+        return
+    # A run restarted from the checkpoint reads on from where the last one stopped.
+    _produce(spark, kafka_bootstrap, source, rows=2)
+    restarted = (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", kafka_bootstrap)
+        .option("subscribe", source)
+        .load()
+        .selectExpr("key", "UPPER(CAST(value AS STRING)) AS value")
+        .writeStream.format("kafka")
+        .option("kafka.bootstrap.servers", kafka_bootstrap)
+        .option("topic", target)
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    assert restarted.awaitTermination(120)
+    (second,) = [r for r in _runs(lineage.events()).values() if r[0]["run"]["runId"] != run[0]["run"]["runId"]]
+    assert second[-1]["inputs"][0]["inputFacets"]["kafkaOffsets"]["partitions"] == [
+        {"topic": source, "partition": 0, "fromOffset": 3, "untilOffset": 5}
+    ]
     # The listener appends no dataset name to a Kafka write's job, nor does a stream.
     assert run[0]["job"]["name"] == "headwater_agent_tests.streaming_query"
 
@@ -412,6 +440,11 @@ def test_foreach_batch_writes_belong_to_the_query_run(
     assert outputs[str(raw)]["facets"]["storage"]["storageLayer"] == "delta"
     # Each write's statistics are one micro-batch's; the run's rows are in its progress.
     assert "outputStatistics" not in outputs[str(raw)].get("outputFacets", {})
+    # Two micro-batches of two offsets each: the run read up to offset 4 of the topic.
+    (topic_input,) = [i for i in end["inputs"] if i["namespace"] == namespace]
+    assert topic_input["inputFacets"]["kafkaOffsets"]["partitions"] == [
+        {"topic": source, "partition": 0, "untilOffset": 4}
+    ]
     # Spark counts a batch's rows once per action that reads it (three here).
     assert _progress(end)["numInputRows"] == sum(p["numInputRows"] for p in query.recentProgress)
     assert end["run"]["facets"]["spark_streaming"]["name"] == "label_orders"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,7 @@ from headwater.events import facets as F
 from headwater.events.model import PRODUCER, SCHEMA_URL
 
 __all__ = [
+    "KAFKA_OFFSETS",
     "StreamCapture",
     "StreamRun",
     "capture_stream",
@@ -41,6 +43,10 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+#: The input facet of the Kafka offsets a streaming run read.
+KAFKA_OFFSETS = "kafkaOffsets"
+_INPUT_FACET_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/InputDatasetFacet"
 
 #: Option keys whose values are secrets (a Kafka JAAS config, a password): never kept.
 _SECRET = (
@@ -95,7 +101,12 @@ class StreamRun:
     micro_batch: MicroBatch | None = None
     #: ``(namespace, name)`` of the datasets the query itself reads.
     own_inputs: set[tuple[str, str]] = field(default_factory=set)
-
+    #: Kafka offsets read, topic -> partition -> [from, until): since the run
+    #: started, and since the last RUNNING was handed over.
+    #: A partition's first micro-batch that reported no start (it began at the
+    #: query's starting offsets) leaves ``from`` as ``None``.
+    run_offsets: dict[str, dict[str, list[int | None]]] = field(default_factory=dict)
+    interval_offsets: dict[str, dict[str, list[int | None]]] = field(default_factory=dict)
     def note_progress(self, progress: dict[str, Any]) -> None:
         """Count one micro-batch's progress (called on Spark's listener thread)."""
         batch = progress.get("batchId")
@@ -106,6 +117,79 @@ class StreamRun:
         if isinstance(rows, int) and rows > 0:
             self.input_rows += rows
         self.last_progress = progress
+        for source in progress.get("sources") or []:
+            if isinstance(source, dict):
+                for topic, partition, start, end in _offset_ranges(source):
+                    for held in (self.run_offsets, self.interval_offsets):
+                        _widen(held, topic, partition, start, end)
+
+    def take_interval_offsets(self) -> dict[str, dict[str, list[int | None]]]:
+        """The offsets read since the last call (on Spark's listener thread)."""
+        taken, self.interval_offsets = self.interval_offsets, {}
+        return taken
+
+
+def _offset_ranges(source: dict[str, Any]) -> list[tuple[str, str, int | None, int]]:
+    """``(topic, partition, from, until)`` of one micro-batch's Kafka source: Spark
+    reports its offsets as ``{topic: {partition: offset}}`` objects, and no start for
+    a query's first micro-batch (``from`` is then ``None``)."""
+    start, end = source.get("startOffset"), source.get("endOffset")
+    if not isinstance(end, dict):
+        return []
+    start = start if isinstance(start, dict) else {}
+    ranges: list[tuple[str, str, int | None, int]] = []
+    for topic, partitions in end.items():
+        if not isinstance(partitions, dict):
+            return []  # not a Kafka source's offsets
+        begun = start.get(topic) if isinstance(start.get(topic), dict) else {}
+        for partition, until in partitions.items():
+            since = begun.get(partition)
+            if isinstance(until, int):
+                ranges.append((str(topic), str(partition), since if isinstance(since, int) else None, until))
+    return ranges
+
+
+def _widen(
+    held: dict[str, dict[str, list[int | None]]], topic: str, partition: str, start: int | None, end: int
+) -> None:
+    span = held.setdefault(topic, {}).get(partition)
+    if span is None:
+        held[topic][partition] = [start, end]
+        return
+    # An unknown start is the query's starting offsets: before every known one.
+    span[0] = None if span[0] is None or start is None else min(span[0], start)
+    span[1] = max(span[1] if span[1] is not None else end, end)
+
+
+def _offsets_facet(
+    dataset: dict[str, Any], offsets: dict[str, dict[str, list[int | None]]]
+) -> dict[str, Any] | None:
+    """The ``kafkaOffsets`` input facet of a topic input (a pattern input covers
+    the topics it matches): each partition's ``[fromOffset, untilOffset)``, with no
+    ``fromOffset`` where the range began at the query's starting offsets."""
+    if not str(dataset.get("namespace", "")).startswith("kafka://"):
+        return None
+    name = str(dataset.get("name"))
+    rows = []
+    for topic in sorted(offsets):
+        if topic != name and not _matches(name, topic):
+            continue
+        for partition in sorted(offsets[topic], key=lambda p: (len(p), p)):
+            since, until = offsets[topic][partition]
+            row: dict[str, Any] = {"topic": topic, "partition": int(partition)}
+            if since is not None:
+                row["fromOffset"] = since
+            rows.append({**row, "untilOffset": until})
+    if not rows:
+        return None
+    return {"_producer": PRODUCER, "_schemaURL": _INPUT_FACET_SCHEMA, "partitions": rows}
+
+
+def _matches(pattern: str, topic: str) -> bool:
+    try:
+        return re.fullmatch(pattern, topic) is not None
+    except re.error:
+        return False
 
 
 def _private_field(obj: Any, name: str) -> Any:
@@ -261,8 +345,11 @@ def stream_event(
     event_type: str,
     when: float,
     error: tuple[str, str | None] | None = None,
+    offsets: dict[str, dict[str, list[int | None]]] | None = None,
 ) -> dict[str, Any]:
-    """One event of ``run``: START, RUNNING, COMPLETE or FAIL."""
+    """One event of ``run``: START, RUNNING, COMPLETE or FAIL. A topic input carries
+    the offsets read: ``offsets`` (a RUNNING's interval) or, on COMPLETE and FAIL,
+    the whole run's."""
     facets = model.action_run_facets()
     if event_type == "START":
         facets.update(model.start_run_facets())
@@ -275,6 +362,15 @@ def stream_event(
         "name": model.action_job_name(run.name or "streaming_query", None),
         "facets": model.job_facets("JOB", None, "STREAMING"),
     }
+    inputs = run.inputs
+    read = run.run_offsets if event_type in ("COMPLETE", "FAIL") else offsets
+    if read and model.enabled(KAFKA_OFFSETS):
+        inputs = []
+        for dataset in run.inputs:
+            facet = _offsets_facet(dataset, read)
+            if facet is not None:
+                dataset = {**dataset, "inputFacets": {**dataset.get("inputFacets", {}), KAFKA_OFFSETS: facet}}
+            inputs.append(dataset)
     return {
         "eventType": event_type,
         "eventTime": iso_time(when),
@@ -282,6 +378,6 @@ def stream_event(
         "schemaURL": SCHEMA_URL,
         "run": {"runId": run.run_id, "facets": facets},
         "job": job,
-        "inputs": run.inputs,
+        "inputs": inputs,
         "outputs": run.outputs,
     }

@@ -83,6 +83,8 @@ class StreamStep:
     error: tuple[str, str | None] | None = None
     #: Named in the worker's warning when its queue is full.
     func_name: str = "a streaming query"
+    #: A RUNNING's Kafka offsets read since the previous one (taken on the listener thread).
+    offsets: dict[str, dict[str, list[int | None]]] | None = None
     #: An END put back behind the writes its last micro-batches made (see
     #: :meth:`StreamingLineage.handle`).
     settled: bool = False
@@ -160,7 +162,8 @@ class StreamingListener:
             now = self._clock()
             if now - run.last_sent >= self._interval:
                 run.last_sent = now
-                self._submit(StreamStep(run, "RUNNING", time.time()))
+                step = StreamStep(run, "RUNNING", time.time(), offsets=run.take_interval_offsets())
+                self._submit(step)
         except Exception as exc:
             self._log_once("noting a streaming query's progress", exc)
 
@@ -247,7 +250,7 @@ class StreamingLineage:
             self._start(run)
         elif step.kind == "RUNNING":
             if run.started and not run.ended:
-                self._emit(stream_event(run, self._model, "RUNNING", step.when))
+                self._emit(stream_event(run, self._model, "RUNNING", step.when, offsets=step.offsets))
         elif not step.settled and run.session_id is not None:
             # The writes of the query's last micro-batches may still be on Spark's
             # listener bus (another queue than the query's end) or behind this step
