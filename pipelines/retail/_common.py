@@ -24,15 +24,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["STABLE_MODEL_PATHS", "Paths", "parse_args", "session"]
-
-#: Spark ML saves each stage of a model under ``stages/<n>_<Stage>_<random uid>/``
-#: (its ``metadata`` and ``data``). The OpenLineage ``removePath`` setting (any
-#: OpenLineage Spark integration reads it) cuts the random part from dataset
-#: names, so every training run writes -- and scoring reads -- the same datasets.
-STABLE_MODEL_PATHS = {
-    "spark.openlineage.dataset.removePath.pattern": r"(?<remove>_[0-9a-f]{12})/(?:data|metadata)$",
-}
+__all__ = ["Paths", "parse_args", "session"]
 
 
 class Paths:

@@ -6,12 +6,12 @@ from pyspark.ml import PipelineModel
 from pyspark.ml.functions import vector_to_array
 from pyspark.sql import functions as F
 
-from _common import STABLE_MODEL_PATHS, Paths, parse_args, session
+from _common import Paths, parse_args, session
 
 
 def main() -> None:
     paths = parse_args(__doc__.splitlines()[0])
-    spark = session("retail_score", paths, conf=STABLE_MODEL_PATHS)
+    spark = session("retail_score", paths)
     model = PipelineModel.load(str(paths.models / "repeat_buyer"))
     features = spark.read.parquet(Paths.uri(paths.features / "customer_features"))
     scores = model.transform(features).select(

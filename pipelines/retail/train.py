@@ -9,14 +9,14 @@ from pyspark.ml.evaluation import BinaryClassificationEvaluator
 from pyspark.ml.feature import StandardScaler, VectorAssembler
 from pyspark.sql import functions as F
 
-from _common import STABLE_MODEL_PATHS, Paths, parse_args, session
+from _common import Paths, parse_args, session
 
 FEATURES = ["orders_before", "spend_before", "avg_order_value", "sessions", "page_views", "cart_adds"]
 
 
 def main() -> None:
     paths = parse_args(__doc__.splitlines()[0])
-    spark = session("retail_train", paths, conf=STABLE_MODEL_PATHS)
+    spark = session("retail_train", paths)
     data = spark.read.parquet(Paths.uri(paths.features / "customer_features"))
     train, holdout = data.randomSplit([0.8, 0.2], seed=7)
     pipeline = Pipeline(stages=[

@@ -52,9 +52,11 @@ EXPECTED_IO: dict[str, set[str]] = {
     "lake/features/customer_features": {"lake/silver/customers", "lake/silver/orders",
                                         "lake/silver/clickstream"},
 }
+# The model is a dataset: the training run writes it, the jobs scoring with it read it.
 EXPECTED_ML_IO: dict[str, set[str]] = {
-    "models/repeat_buyer_holdout": {"lake/features/customer_features"},
-    "lake/gold/repeat_buyer_scores": {"lake/features/customer_features"},
+    "models/repeat_buyer": {"lake/features/customer_features"},
+    "models/repeat_buyer_holdout": {"lake/features/customer_features", "models/repeat_buyer"},
+    "lake/gold/repeat_buyer_scores": {"lake/features/customer_features", "models/repeat_buyer"},
 }
 
 
@@ -144,22 +146,10 @@ def test_every_step_ran(demo: DemoRuns) -> None:
 
 def test_every_job_reads_and_writes_the_expected_datasets(demo: DemoRuns) -> None:
     found = _io_by_output(demo.data_dir, demo.after_first.jobs)
-    model_outputs = {name for name in found if name.startswith("models/repeat_buyer/")}
-    for name in model_outputs:
-        # The saved model's metadata and fitted data: written from the driver, no dataset input.
-        assert found.pop(name) == set(), name
     expected = dict(EXPECTED_IO)
     if HAVE_ML:
         expected.update(EXPECTED_ML_IO)
-        # One dataset per saved part, at a stable path (the random stage uids are cut).
-        assert sorted(model_outputs) == [
-            "models/repeat_buyer/metadata",
-            "models/repeat_buyer/stages/0_VectorAssembler/metadata",
-            "models/repeat_buyer/stages/1_StandardScaler/data",
-            "models/repeat_buyer/stages/1_StandardScaler/metadata",
-            "models/repeat_buyer/stages/2_LogisticRegression/data",
-            "models/repeat_buyer/stages/2_LogisticRegression/metadata",
-        ]
+    # The saved model's metadata and data folders are its internals, no datasets.
     assert found == expected
 
 
@@ -301,3 +291,39 @@ def test_drift_is_a_new_schema_version_read_downstream(demo: DemoRuns, api: Test
     assert "phone_number" in after_drift
     [before_drift] = read[demo.first.pipelines[0].run_id]
     assert "phone" in before_drift
+
+
+def test_a_scoring_run_leads_to_the_model_version_its_training_run_and_data(
+    demo: DemoRuns, api: TestClient
+) -> None:
+    # "How was the model that scored these customers trained?", asked of the drift run.
+    assert HAVE_ML
+    pipeline_run = demo.drift.pipelines[0].run_id
+    scores = str(demo.data_dir / "lake/gold/repeat_buyer_scores")
+    scoring = [
+        job["name"] for job in demo.after_drift.jobs
+        if any(o["name"] == scores for o in job["outputs"])
+    ]
+    (score_run,) = [
+        r for job in scoring for r in _job_runs(api, job) if _root_run(r) == pipeline_run
+    ]
+    response = api.get(
+        "/api/v1/runlineage/upstream", params={"runId": score_run["id"], "depth": 1}
+    )
+    assert response.status_code == 200, response.text
+    runs = response.json()["runs"]
+    model = str(demo.data_dir / "models/repeat_buyer")
+    (read_model,) = [i for i in runs[0]["inputs"] if i["name"] == model]
+    # The model version it read was written by this pipeline run's training run ...
+    (trained,) = [r for r in runs if r["run"]["id"] == read_model["producedByRunId"]]
+    assert trained["job"]["name"] == "retail_train.fit_pipeline"
+    version = api.get(
+        f"/api/v1/namespaces/file/datasets/{quote(model, safe='')}/versions/{read_model['version']}"
+    ).json()
+    assert version["createdByRun"]["id"] == trained["run"]["id"]
+    assert version["facets"]["model"]["labelColumn"] == "bought_again"
+    # ... which read this version of the features, made by this pipeline run's features job.
+    features = str(demo.data_dir / "lake/features/customer_features")
+    (read_features,) = [i for i in trained["inputs"] if i["name"] == features]
+    made = api.get(f"/api/v1/jobs/runs/{read_features['producedByRunId']}").json()
+    assert _root_run(made) == pipeline_run
