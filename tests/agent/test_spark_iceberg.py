@@ -332,3 +332,29 @@ def test_delete_of_whole_partitions_is_a_metadata_delete_of_the_table(ice, linea
     output = _output(event)
     _assert_table(output, "upd")
     assert _version(output) == _snapshots(ice, "upd")[-1]
+
+
+def test_a_stream_into_an_iceberg_table_by_name_writes_that_table(ice, lineage, tmp_path) -> None:
+    source = tmp_path / "events"
+    ice.range(4).selectExpr("id", "CAST(id * 2 AS STRING) AS doubled").write.parquet(str(source))
+    ice.sql(f"CREATE TABLE {NAMESPACE}.src (id BIGINT, doubled STRING) USING iceberg")
+    before = len(lineage.events())
+    query = (
+        ice.readStream.schema("id long, doubled string")
+        .parquet(str(source))
+        .writeStream.format("iceberg")
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(availableNow=True)
+        .toTable(f"{NAMESPACE}.src")
+    )
+    assert query.awaitTermination(120)
+    assert ice.table(f"{NAMESPACE}.src").count() == 4
+    streamed = [
+        e for e in lineage.events()[before:]
+        if e["job"]["facets"]["jobType"].get("processingType") == "STREAMING"
+    ]
+    assert [e["eventType"] for e in streamed][0::len(streamed) - 1] == ["START", "COMPLETE"]
+    (output,) = streamed[-1]["outputs"]
+    _assert_table(output, "src")
+    assert _lineage(output, "doubled") == {("events", "doubled")}
+    assert "version" not in output["facets"]

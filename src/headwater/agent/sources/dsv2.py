@@ -362,6 +362,38 @@ def write_drop(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
     visited.job_suffix = _suffix(facts, ds.name, use_table_name=False)
 
 
+#: The data source a streaming query's v2 table sink is visited as (see
+#: :func:`stream_table_facts`).
+STREAM_TABLE = "V2TableStreamSink"
+
+
+def stream_table_facts(sink: Any, options: Any) -> dict[str, Any]:
+    """A stream written into a v2 table with ``toTable`` (Iceberg's ``SparkTable``):
+    the table's facts, its catalog and identifier read from its name
+    (``catalog.namespace.table``), named as a batch write to it is."""
+    facts = table_facts(sink)
+    name = str(facts.get("table_name", ""))
+    parts = name.split(".")
+    if len(parts) >= 3 and "/" not in name:
+        facts.update(catalog=parts[0], namespace=parts[1:-1], name=parts[-1])
+    return {**facts, "data_source": STREAM_TABLE}
+
+
+def _write_stream_table(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
+    facts = ctx.facts(root)
+    named = _named(facts, ctx)
+    if named is None:
+        return
+    query = root.children[0] if root.children else None
+    fields = schema_from_struct(facts.get("schema")) or schema_from_struct(facts.get("query_schema"))
+    ds = CapturedDataset(*named, fields=fields, query=query)
+    _decorate(ds, facts, ctx)
+    # The table's version when the query starts is no version the stream wrote.
+    ds.version = None
+    visited.outputs.append(ds)
+    visited.job_suffix = _suffix(facts, ds.name, use_table_name=True)
+
+
 FAMILY = SourceFamily(
     name="DSv2 tables",
     lookups={
@@ -384,4 +416,6 @@ FAMILY = SourceFamily(
         **dict.fromkeys(TABLE_CREATES, _write_create),
         **dict.fromkeys(TABLE_ALTERS, _write_alter),
     },
+    save_writes={STREAM_TABLE: _write_stream_table},
+    stream_sinks={"SparkTable": stream_table_facts},
 )
