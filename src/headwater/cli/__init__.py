@@ -31,6 +31,7 @@ _COMMANDS: dict[str, str] = {
     "instrument": "headwater.cli.instrument:instrument",
     "lineage": "headwater.cli.lineage:lineage",
     "owners": "headwater.cli.owners:owners",
+    "quality": "headwater.cli.quality:quality",
     "rebuild": "headwater.cli.backup:rebuild",
     "retention": "headwater.cli.retention:retention",
     "search": "headwater.cli.search:search",

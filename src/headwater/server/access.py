@@ -104,6 +104,7 @@ NAMESPACE_FILTERED_READS = frozenset({
     "/api/v2/lineage",
     "/api/v2/impact",
     "/api/v2/drift",
+    "/api/v2/datasets/",  # quality and readers of one dataset, 404 outside the namespaces
     "/api/v2/owners",
     "/api/v2/propagation-blocks",
     "/api/v2/tag-definitions",  # the tags' rules, no data of any namespace

@@ -194,6 +194,7 @@ def _include_routes(app: FastAPI) -> None:
         lineage_read,
         namespaces,
         producers,
+        quality,
         quarantine,
         run_writes,
         runs,
@@ -217,6 +218,7 @@ def _include_routes(app: FastAPI) -> None:
     app.include_router(quarantine.router)
     app.include_router(producers.router)
     app.include_router(drift.router)
+    app.include_router(quality.router)
     app.include_router(classification.router)
     app.include_router(classification_writes.router)
     app.include_router(access.router)
