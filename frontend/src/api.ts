@@ -194,19 +194,19 @@ const enc = encodeURIComponent;
 
 export const api = {
   namespaces: () => getJson<{ namespaces: { name: string }[] }>("/api/v1/namespaces"),
-  datasets: (ns: string, limit = 200) =>
-    getJson<{ datasets: Dataset[]; totalCount: number }>(`/api/v1/namespaces/${enc(ns)}/datasets`, { limit }),
+  datasets: (ns: string, limit = 200, offset = 0) =>
+    getJson<{ datasets: Dataset[]; totalCount: number }>(`/api/v1/namespaces/${enc(ns)}/datasets`, { limit, offset }),
   dataset: (ns: string, name: string) => getJson<Dataset>(`/api/v1/namespaces/${enc(ns)}/datasets/${enc(name)}`),
-  datasetVersions: (ns: string, name: string, limit = 100) =>
+  datasetVersions: (ns: string, name: string, limit = 100, offset = 0) =>
     getJson<{ versions: DatasetVersion[]; totalCount: number }>(
       `/api/v1/namespaces/${enc(ns)}/datasets/${enc(name)}/versions`,
-      { limit },
+      { limit, offset },
     ),
-  jobs: (ns: string, limit = 100) =>
-    getJson<{ jobs: Job[]; totalCount: number }>(`/api/v1/namespaces/${enc(ns)}/jobs`, { limit }),
+  jobs: (ns: string, limit = 100, offset = 0) =>
+    getJson<{ jobs: Job[]; totalCount: number }>(`/api/v1/namespaces/${enc(ns)}/jobs`, { limit, offset }),
   job: (ns: string, name: string) => getJson<Job>(`/api/v1/namespaces/${enc(ns)}/jobs/${enc(name)}`),
-  jobRuns: (ns: string, name: string, limit = 50) =>
-    getJson<{ runs: Run[]; totalCount: number }>(`/api/v1/namespaces/${enc(ns)}/jobs/${enc(name)}/runs`, { limit }),
+  jobRuns: (ns: string, name: string, limit = 50, offset = 0) =>
+    getJson<{ runs: Run[]; totalCount: number }>(`/api/v1/namespaces/${enc(ns)}/jobs/${enc(name)}/runs`, { limit, offset }),
   run: (id: string) => getJson<Run>(`/api/v1/jobs/runs/${enc(id)}`),
   runChildren: (id: string, limit = 100, offset = 0) =>
     getJson<{ runs: ChildRun[]; totalCount: number }>(`/api/v1/jobs/runs/${enc(id)}/children`, { limit, offset }),

@@ -1,7 +1,7 @@
 // Tiny DOM helpers: elements are built with textContent, never innerHTML, so names from
 // events cannot inject markup.
 
-type Child = Node | string | number | null | undefined | false;
+export type Child = Node | string | number | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | undefined | ((event: any) => void)>;
 
 export function h(tag: string, attrs: Attrs = {}, ...children: (Child | Child[])[]): HTMLElement {

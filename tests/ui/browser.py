@@ -13,8 +13,14 @@ from typing import Any
 from playwright.sync_api import Browser, Page, sync_playwright
 
 __all__ = [
-    "ARTIFACTS", "CHROMIUM", "CHROMIUM_ARGS", "chromium", "click_node", "edges_of",
-    "wait_for_graph", "watch_csp",
+    "ARTIFACTS",
+    "CHROMIUM",
+    "CHROMIUM_ARGS",
+    "chromium",
+    "click_node",
+    "edges_of",
+    "wait_for_graph",
+    "watch_csp",
 ]
 
 CHROMIUM = "/usr/bin/chromium"
@@ -60,8 +66,14 @@ def watch_csp(page: Page) -> list[str]:
         "window.__headwaterCspViolation(`${e.violatedDirective} ${e.blockedURI} "
         "at ${e.sourceFile}:${e.lineNumber}`));"
     )
-    page.on("console", lambda message: violations.append(message.text)
-            if message.type == "error" and "Content Security Policy" in message.text else None)
+    page.on(
+        "console",
+        lambda message: (
+            violations.append(message.text)
+            if message.type == "error" and "Content Security Policy" in message.text
+            else None
+        ),
+    )
     return violations
 
 
@@ -79,10 +91,12 @@ def edges_of(graph: dict[str, Any]) -> set[tuple[str, str]]:
 
 def click_node(page: Page, graph: dict[str, Any], node_id: str, double: bool = False) -> None:
     """Click (or double-click) a node where it is drawn on the canvas, as a person would."""
-    node = next(n for n in graph["nodes"] if n["id"] == node_id)
+    assert any(n["id"] == node_id for n in graph["nodes"]), node_id
+    # Panned into view first when it is off the canvas (a big graph opens on its root).
+    at = page.evaluate("(id) => window.headwater.reveal(id)", node_id)
     box = page.get_by_test_id("graph").bounding_box()
     assert box is not None
-    x, y = box["x"] + node["x"], box["y"] + node["y"]
+    x, y = box["x"] + at["x"], box["y"] + at["y"]
     if double:
         page.mouse.dblclick(x, y)
     else:

@@ -142,18 +142,26 @@ def test_run_page_lists_children_from_the_api_a_page_at_a_time(page: Page, base_
     page.goto(f"/runs/{application}?childLimit=4")
     rows = page.get_by_test_id("children").locator("tbody tr")
     expect(rows).to_have_count(4)
-    expect(page.get_by_test_id("children-count")).to_have_text(f"{total} child run(s), 4 shown")
-    more = page.locator("[data-action=more-children]")
-    for shown in range(8, total + 4, 4):
-        more.click()
-        expect(rows).to_have_count(min(total, shown))
-    expect(more).to_be_hidden()
-    expect(rows).to_have_count(total)
     expect(page.get_by_test_id("children-count")).to_have_text(f"{total} child run(s)")
-    listed = [rows.nth(i).locator("td").first.inner_text() for i in range(total)]
-    assert listed == [r["id"][:8] for r in children["runs"]]
+    listed: list[str] = []
+    following = page.locator("[data-action=next-page]")
+    for start in range(0, total, 4):
+        shown = min(4, total - start)
+        expect(page.locator(".pager-status")).to_have_text(
+            f"{start + 1}–{start + shown} of {total} child runs"
+        )
+        expect(rows).to_have_count(shown)
+        listed += [
+            str(rows.nth(i).locator("[data-run-id]").get_attribute("data-run-id"))
+            for i in range(shown)
+        ]
+        if start + 4 < total:
+            following.click()
+    expect(following).to_be_disabled()
+    assert listed == [r["id"] for r in children["runs"]]
     # Each row names its job, linked to the job page.
-    first = children["runs"][0]
-    expect(rows.first.get_by_role("link", name=first["job"]["name"])).to_have_attribute(
+    page.locator("[data-action=previous-page]").click()
+    first = children["runs"][(total - 1) // 4 * 4 - 4]
+    expect(rows.first.get_by_role("link", name=first["job"]["name"], exact=True)).to_have_attribute(
         "href", f"/jobs/retail/{first['job']['name']}"
     )

@@ -4,6 +4,8 @@
 // transformation.
 import type cytoscape from "cytoscape";
 
+import { LABEL_FONT_FAMILY } from "./labels";
+
 export const STATE_COLOURS: Record<string, string> = {
   COMPLETED: "#2e9d58",
   FAILED: "#d64545",
@@ -37,7 +39,7 @@ export function stylesheet(large: boolean): cytoscape.StylesheetJson {
         "text-wrap": "ellipsis",
         "text-max-width": "160px",
         color: "#1c2b3a",
-        "min-zoomed-font-size": 7,
+        "font-family": LABEL_FONT_FAMILY,
       },
     },
     {
@@ -73,6 +75,9 @@ export function stylesheet(large: boolean): cytoscape.StylesheetJson {
         "padding": "12px",
       },
     },
+    // Datasets by their datasetType: Kafka topics and ML models.
+    { selector: "node[datasetType = 'TOPIC']", style: { shape: "barrel", "background-color": "#fff4e0", "border-color": "#c77700" } },
+    { selector: "node[datasetType = 'MODEL']", style: { shape: "cut-rectangle", "background-color": "#f3eafd", "border-color": "#7d3cc8" } },
     // A limited view's frontier: nodes with neighbours not drawn yet.
     { selector: "node.more", style: { "border-style": "dashed", "border-color": "#9b51e0", "border-width": 3 } },
     { selector: "node.root", style: { "border-color": "#f08c00", "border-width": 4 } },
@@ -98,12 +103,12 @@ export function stylesheet(large: boolean): cytoscape.StylesheetJson {
       selector: "edge[label]",
       style: {
         label: "data(label)",
-        "font-size": 9,
+        "font-size": 10,
+        "font-family": LABEL_FONT_FAMILY,
         "text-rotation": "autorotate",
         "text-background-color": "#ffffff",
         "text-background-opacity": 0.9,
         "text-background-padding": "2px",
-        "min-zoomed-font-size": 6,
       },
     },
     ...Object.entries(EDGE_KIND_COLOURS).map(([kind, colour]) => ({

@@ -3,7 +3,9 @@
 import { api, nodeIds, pageUrl, type DatasetVersion } from "../api";
 import { schemaDiff } from "../diff";
 import { add, errorBox, facetList, formatDuration, formatTime, h, link, section, stateBadge, table } from "../dom";
+import { pagedTable } from "../pager";
 import { navigate } from "../router";
+import { runIdLink } from "../run-ids";
 import { classificationSection } from "./dataset-tags";
 
 export async function datasetView(root: HTMLElement, url: URL, namespace: string, name: string): Promise<void> {
@@ -43,12 +45,20 @@ export async function datasetView(root: HTMLElement, url: URL, namespace: string
   const picker = (which: "a" | "b", selected: DatasetVersion | undefined) =>
     h("select", { "aria-label": `version ${which}`, "data-testid": `version-${which}`, onchange: (e: Event) => choose(which, (e.target as HTMLSelectElement).value) },
       versions.map((v, i) => h("option", { value: v.version, selected: v === selected }, `#${versions.length - i} · ${formatTime(v.createdAt)}`)));
-  root.append(section(`Versions (${versions.length})`,
-    table(["#", "version", "created", "columns", "produced by run", "state", "duration"], versions.map((v, i) => [
-      versions.length - i, h("span", { class: "mono" }, v.version.slice(0, 8)), formatTime(v.createdAt), v.fields.length,
-      v.createdByRun ? link(pageUrl.run(v.createdByRun.id), v.createdByRun.id.slice(0, 8)) : "—",
-      stateBadge(v.createdByRun?.state), formatDuration(v.createdByRun?.durationMs),
-    ]), { "data-testid": "versions" }),
+  // Every version, a page at a time from the server; numbered from the oldest (#1).
+  const versionList = await pagedTable({
+    headers: ["#", "version", "created", "columns", "produced by run", "state", "duration"], noun: "versions",
+    attrs: { "data-testid": "versions" },
+    fetch: async (limit, offset) => {
+      const page = await api.datasetVersions(namespace, name, limit, offset);
+      return { totalCount: page.totalCount, rows: page.versions.map((v, i) => [
+        page.totalCount - offset - i, h("span", { class: "mono", title: v.version }, v.version.slice(0, 8)), formatTime(v.createdAt), v.fields.length,
+        v.createdByRun ? runIdLink(pageUrl.run(v.createdByRun.id), v.createdByRun.id) : "—",
+        stateBadge(v.createdByRun?.state), formatDuration(v.createdByRun?.durationMs),
+      ]) };
+    },
+  });
+  root.append(section("Versions", versionList,
     versions.length > 1 && a && b ? h("div", { class: "diff" }, h("h3", {}, "Schema diff"),
       h("p", {}, "from ", picker("a", a), " to ", picker("b", b)), diffTable(a, b)) : null));
   root.append(section("Facets", facetList(dataset.facets)));

@@ -1,13 +1,24 @@
 // The job page: runs with state, duration, start and end; SQL when present; inputs/outputs.
 import { api, nodeIds, pageUrl, type DatasetId } from "../api";
-import { add, errorBox, facetList, formatDuration, formatTime, h, link, section, stateBadge, table } from "../dom";
+import { add, errorBox, facetList, formatDuration, formatTime, h, link, section, stateBadge } from "../dom";
+import { pagedTable } from "../pager";
+import { runIdLink } from "../run-ids";
 
 const datasetLinks = (items: DatasetId[]) =>
   items.length ? h("ul", {}, items.map((d) => h("li", {}, link(pageUrl.dataset(d.namespace, d.name), d.name)))) : h("p", { class: "muted" }, "None.");
 
 export async function jobView(root: HTMLElement, namespace: string, name: string): Promise<void> {
   try {
-    const [job, { runs, totalCount }] = await Promise.all([api.job(namespace, name), api.jobRuns(namespace, name)]);
+    // Runs a page at a time, newest first.
+    const [job, runs] = await Promise.all([api.job(namespace, name), pagedTable({
+      headers: ["run", "state", "started", "ended", "duration"], noun: "runs", attrs: { "data-testid": "runs" },
+      fetch: async (limit, offset) => {
+        const page = await api.jobRuns(namespace, name, limit, offset);
+        return { totalCount: page.totalCount, rows: page.runs.map((r) => [
+          runIdLink(pageUrl.run(r.id), r.id), stateBadge(r.state), formatTime(r.startedAt), formatTime(r.endedAt), formatDuration(r.durationMs),
+        ]) };
+      },
+    })]);
     // The parent job (a Spark application's job for its per-action jobs): the latest run's
     // parent facet names its namespace too; parentJobName (Marquez's field) only its name.
     const parent = job.latestRun?.facets?.parent?.job ?? (job.parentJobName ? { namespace, name: job.parentJobName } : null);
@@ -19,9 +30,7 @@ export async function jobView(root: HTMLElement, namespace: string, name: string
         link(pageUrl.lineage(nodeIds.job(namespace, name)), "view lineage", { class: "button" })),
       job.description ? h("p", {}, job.description) : null,
       h("div", { class: "columns" }, section("Inputs", datasetLinks(job.inputs)), section("Outputs", datasetLinks(job.outputs))),
-      section(`Runs (${totalCount})`, table(["run", "state", "started", "ended", "duration"], runs.map((r) => [
-        link(pageUrl.run(r.id), r.id.slice(0, 8)), stateBadge(r.state), formatTime(r.startedAt), formatTime(r.endedAt), formatDuration(r.durationMs),
-      ]), { "data-testid": "runs" })),
+      section("Runs", runs),
       sql ? section("SQL", h("pre", { class: "sql", "data-testid": "sql" }, sql)) : null,
       section("Facets", facetList(job.facets)),
     );

@@ -7,7 +7,9 @@ import dagre from "cytoscape-dagre";
 import { nodeIds, parseNodeId, runJobId, type Job, type JobNodeData, type Run, type RunNodeData } from "../api";
 import { formatTime } from "../dom";
 import { shortName, type DrawEdge, type DrawNode } from "../graph/model";
+import { fitLabel, fitLine, ZOOM } from "../graph/labels";
 import { layered } from "../graph/layered";
+import { shortRunIds } from "../run-ids";
 import { STATE_COLOURS, stylesheet } from "../graph/style";
 
 cytoscape.use(dagre);
@@ -27,7 +29,7 @@ const short = (time: string | null | undefined) => (time ? formatTime(time).slic
  * job and id; folded parents how many children they hold. `parent` is a folded parent's own
  * details, when they have been fetched.
  */
-export function nodeLook(node: DrawNode, grouped: boolean, parent?: Job | Run): { label: string; state: string } {
+export function nodeLook(node: DrawNode, grouped: boolean, parent?: Job | Run, runIds?: Map<string, string>): { label: string; state: string } {
   const parsed = parseNodeId(node.id);
   if (node.type === "DATASET_FIELD") {
     return { label: grouped ? (parsed.field ?? node.id) : `${shortName(parsed.name)}.${parsed.field}`, state: "" };
@@ -40,7 +42,8 @@ export function nodeLook(node: DrawNode, grouped: boolean, parent?: Job | Run): 
     const folded = node.members.length ? ` (+${node.members.length} runs)` : "";
     const head = job ? `${shortName(job)}${folded}` : `run${folded}`;
     const started = short(data?.startedAt ?? run?.startedAt);
-    return { label: `${head}\nrun ${parsed.name.slice(0, 8)}${started ? ` · ${started}` : ""}`, state: data?.state ?? run?.state ?? "" };
+    const id = runIds?.get(parsed.name) ?? parsed.name.slice(0, 8);
+    return { label: `${head}\nrun ${id}${started ? ` · ${started}` : ""}`, state: data?.state ?? run?.state ?? "" };
   }
   if (node.type === "JOB") {
     const latest = (node.data as JobNodeData | null)?.latestRun ?? (parent as Job | undefined)?.latestRun;
@@ -49,6 +52,14 @@ export function nodeLook(node: DrawNode, grouped: boolean, parent?: Job | Run): 
     return { label: `${shortName(parsed.name)}${folded}${when ? `\n${when}` : ""}`, state: latest?.state ?? "" };
   }
   return { label: shortName(parsed.name), state: "" };
+}
+
+/** The label font size of a node kind in graph units (graph/style.ts). */
+export const fontOf = (kind: string): number => (kind === "JOB" || kind === "RUN" ? 10 : 11);
+
+/** A node's drawn label (each line fitted to its box) and its tooltip (the whole label and id). */
+function labelData(id: string, kind: string, label: string): { label: string; full: string } {
+  return { label: fitLabel(label, fontOf(kind)), full: `${label}\n${id}` };
 }
 
 export interface DrawOptions {
@@ -75,18 +86,24 @@ export function drawGraph(options: DrawOptions): cytoscape.Core {
   const elements: cytoscape.ElementDefinition[] = [];
   if (grouped) {
     const datasets = new Set(nodes.map((n) => { const p = parseNodeId(n.id); return nodeIds.dataset(p.namespace, p.name); }));
-    for (const id of datasets) elements.push({ group: "nodes", data: { id, label: shortName(parseNodeId(id).name), kind: "DATASET" } });
+    for (const id of datasets) {
+      const name = shortName(parseNodeId(id).name);
+      elements.push({ group: "nodes", data: { id, label: fitLine(name, 11, 400, true), full: `${name}\n${id}`, kind: "DATASET" } });
+    }
   }
+  // Run ids as the shortest prefixes that tell the drawn runs apart.
+  const runIds = shortRunIds(nodes.filter((n) => n.type === "RUN").map((n) => parseNodeId(n.id).name));
   for (const node of nodes) {
     const parsed = parseNodeId(node.id);
-    const { label, state } = nodeLook(node, grouped);
+    const { label, state } = nodeLook(node, grouped, undefined, runIds);
     const classes = [node.id === options.rootId ? "root" : "", options.frontier.has(node.id) ? "more" : ""].filter(Boolean).join(" ");
     elements.push({
       group: "nodes",
       data: {
         id: node.id,
-        label,
+        ...labelData(node.id, node.type, label),
         kind: node.type,
+        datasetType: (node.data as { datasetType?: string } | null)?.datasetType ?? "",
         state,
         collapsed: node.members.length > 0,
         stateColour: STATE_COLOURS[state] ?? NO_STATE,
@@ -109,12 +126,13 @@ export function drawGraph(options: DrawOptions): cytoscape.Core {
     size: (id) => ({ width: 170, height: kindOf.get(id) === "JOB" || kindOf.get(id) === "RUN" ? 44 : 38 }),
     rankSep: columnView ? 140 : 70,
   });
-  return cytoscape({
+  const cy = cytoscape({
     container: options.canvas,
     elements,
     style: stylesheet(large),
-    minZoom: 0.02,
-    maxZoom: 3,
+    // The zoom range keeps every label at or above the font floor (graph/labels.ts).
+    minZoom: ZOOM.min,
+    maxZoom: ZOOM.max,
     textureOnViewport: large,
     hideEdgesOnViewport: nodes.length > 2000,
     pixelRatio: large ? 1 : "auto",
@@ -131,16 +149,24 @@ export function drawGraph(options: DrawOptions): cytoscape.Core {
       } as cytoscape.LayoutOptions)
       : { name: "preset", positions: (node: cytoscape.NodeSingular) => positions!.get(node.id())!, fit: true, padding: 30 } as cytoscape.LayoutOptions,
   });
+  // A graph too big to fit at the smallest readable zoom opens on its root.
+  const root = cy.getElementById(options.rootId);
+  if (cy.zoom() <= ZOOM.min + 1e-6 && root.nonempty()) cy.center(root);
+  // The whole label and id of the node under the pointer, as the canvas's tooltip.
+  cy.on("mouseover", "node", (event) => { options.canvas.title = event.target.data("full") ?? ""; });
+  cy.on("mouseout", "node", () => { options.canvas.removeAttribute("title"); });
+  return cy;
 }
 
 /** Re-label folded parents once their own details are known (no relayout: sizes do not change). */
 export function decorateParents(cy: cytoscape.Core, nodes: DrawNode[], parents: Map<string, Job | Run>): void {
+  const runIds = shortRunIds(nodes.filter((n) => n.type === "RUN").map((n) => parseNodeId(n.id).name));
   cy.batch(() => {
     for (const node of nodes) {
       const parent = parents.get(node.id);
       if (!parent) continue;
-      const { label, state } = nodeLook(node, false, parent);
-      cy.getElementById(node.id).data({ label, state, stateColour: STATE_COLOURS[state] ?? NO_STATE });
+      const { label, state } = nodeLook(node, false, parent, runIds);
+      cy.getElementById(node.id).data({ ...labelData(node.id, node.type, label), state, stateColour: STATE_COLOURS[state] ?? NO_STATE });
     }
   });
 }
@@ -159,14 +185,33 @@ export function exposeGraph(cy: cytoscape.Core, timings: Record<string, number>,
     forget,
     graph: () => ({
       nodes: cy.nodes().map((n) => ({
-        id: n.id(), label: n.data("label"), kind: n.data("kind"), state: n.data("state") ?? "",
+        id: n.id(), label: n.data("label"), full: n.data("full") ?? "", kind: n.data("kind"), datasetType: n.data("datasetType") ?? "", state: n.data("state") ?? "",
         classes: n.classes(), parent: n.data("parent") ?? null, badges: n.data("badges") ?? "", x: n.renderedPosition("x"), y: n.renderedPosition("y"),
       })),
       edges: cy.edges().map((e) => ({
         source: e.data("source"), target: e.data("target"), label: e.data("label") ?? "", via: e.data("via"), classes: e.classes(),
       })),
       zoom: cy.zoom(),
+      minZoom: cy.minZoom(),
+      maxZoom: cy.maxZoom(),
     }),
+    // Each drawn label's on-screen font size and its box and its node's box (graph units):
+    // the browser tests check that labels stay readable, inside their node and apart.
+    labels: () => cy.nodes().filter((n) => !n.isParent()).map((n) => ({
+      id: n.id(),
+      fontPx: parseFloat(n.style("font-size")) * cy.zoom(),
+      label: n.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true, includeOverlays: false } as cytoscape.BoundingBoxOptions),
+      node: n.boundingBox({ includeNodes: true, includeEdges: false, includeLabels: false, includeOverlays: false } as cytoscape.BoundingBoxOptions),
+    })),
+    zoomTo: (level: number) => cy.zoom(level),
+    // Pan a node into view when it is off the canvas (as a person would before clicking it);
+    // its on-screen position after.
+    reveal: (id: string) => {
+      const node = cy.getElementById(id);
+      const { x, y } = node.renderedPosition();
+      if (x < 40 || y < 30 || x > cy.width() - 40 || y > cy.height() - 30) cy.center(node);
+      return node.renderedPosition();
+    },
     panBy: (x: number, y: number) => cy.panBy({ x, y }),
     zoomBy: (factor: number) => cy.zoom({ level: cy.zoom() * factor, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } }),
   };

@@ -4,6 +4,7 @@
 import type cytoscape from "cytoscape";
 
 import { classificationApi, type Badges, type DatasetBadges } from "../classification";
+import { fitLine } from "../graph/labels";
 
 /** The badges of every tagged dataset (as of the explorer's time); none when the server cannot say. */
 export async function fetchBadges(asOf?: string): Promise<DatasetBadges | null> {
@@ -29,7 +30,7 @@ export function decorateTags(cy: cytoscape.Core, badges: DatasetBadges | null): 
       const found = byId.get(node.id());
       if (!found) return;
       const line = badgeLine(found.tags, found.propagatedTags);
-      node.data({ badges: line, label: `${node.data("label")}\n${line}` });
+      node.data({ badges: line, label: `${node.data("label")}\n${fitLine(line, 11)}`, full: `${node.data("full")}\n${line}` });
       node.addClass(found.propagatedTags.length ? "tagged propagated" : "tagged");
     });
   });

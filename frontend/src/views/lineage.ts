@@ -11,6 +11,7 @@ import { drawable, foldedInto, foldMap, LineageModel, pathBetween, shortName } f
 import { visibleView, type Source } from "../graph/visible";
 import { decorateParents, drawGraph, exposeGraph } from "./lineage-draw";
 import { decorateTags, fetchBadges } from "./lineage-tags";
+import { legend } from "./lineage-legend";
 import { showPanel, type PanelContext } from "./lineage-panel";
 import { readState, writeState, type Expansion, type ViewState } from "./lineage-state";
 
@@ -45,23 +46,40 @@ export function forgetAnswers(): void {
   answers.clear();
 }
 
-/** A run's own lineage plus its child runs' (an application run reads and writes nothing itself). */
-async function fetchAnswers(state: ViewState): Promise<{ answers: V2Graph[]; children: string[]; childCount: number }> {
+/** How many levels of runs under a root run are followed (orchestrator → application → action). */
+const RUN_LEVELS = 3;
+
+/**
+ * A run's own lineage plus its descendants': its child runs', and where a child reads and
+ * writes nothing itself (an application run under an orchestrator's run) that child's
+ * children's, RUN_LEVELS down, CHILD_RUNS_MAX runs at most.
+ */
+async function fetchAnswers(state: ViewState): Promise<{ answers: V2Graph[]; children: string[]; childCount: number; levels: number }> {
   const asked = (nodeId: string, direction: string, depth: number): Promise<V2Graph> => {
     const params = { nodeId, direction, depth, asOf: state.asOf || undefined, maxNodes: state.maxNodes };
     return cached(`lineage ${JSON.stringify(params)}`, () => api.lineage(params));
   };
-  const rootIsRun = parseNodeId(state.nodeId).type === "run";
+  const own = await Promise.all([asked(state.nodeId, state.direction, state.depth), ...state.expansions.map((x) => asked(x.nodeId, x.direction, x.depth))]);
+  const children: string[] = [];
+  const childAnswers: V2Graph[] = [];
+  let childCount = 0;
+  let levels = 0;
+  let parents = parseNodeId(state.nodeId).type === "run" ? [parseNodeId(state.nodeId).name] : [];
   const none = { runs: [] as Run[], totalCount: 0 };
-  const [answers, children] = await Promise.all([
-    Promise.all([asked(state.nodeId, state.direction, state.depth), ...state.expansions.map((x) => asked(x.nodeId, x.direction, x.depth))]),
+  while (parents.length && levels < RUN_LEVELS && children.length < CHILD_RUNS_MAX) {
     // The children are extra: a failure to list them leaves the run's own lineage.
-    rootIsRun
-      ? cached(`children ${state.nodeId}`, () => api.runChildren(parseNodeId(state.nodeId).name, CHILD_RUNS_MAX)).catch(() => none)
-      : none,
-  ]);
-  const childAnswers = await Promise.all(children.runs.map((run) => asked(`run:${run.id}`, state.direction, state.depth)));
-  return { answers: [...answers, ...childAnswers], children: children.runs.map((run) => `run:${run.id}`), childCount: children.totalCount };
+    const lists = await Promise.all(parents.map((id) =>
+      cached(`children ${id}`, () => api.runChildren(id, CHILD_RUNS_MAX)).catch(() => none)));
+    if (levels === 0) childCount = lists[0].totalCount;
+    const found = lists.flatMap((list) => list.runs.map((run) => `run:${run.id}`)).slice(0, CHILD_RUNS_MAX - children.length);
+    if (!found.length) break;
+    levels++;
+    const answers = await Promise.all(found.map((id) => asked(id, state.direction, state.depth)));
+    children.push(...found);
+    childAnswers.push(...answers);
+    parents = found.filter((_, i) => !answers[i].edges.length).map((id) => parseNodeId(id).name);
+  }
+  return { answers: [...own, ...childAnswers], children, childCount, levels };
 }
 
 export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
@@ -76,7 +94,8 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
   const columnView = rootParsed.type === "datasetField";
   const status = h("span", { class: "status", "data-testid": "graph-status" }, "loading…");
   const canvas = h("div", { class: "graph-canvas", "data-testid": "graph" });
-  const panel = h("aside", { class: "graph-panel", "data-testid": "panel" }, h("p", { class: "muted" }, "Click a node for details."));
+  const panelBody = h("div", { "data-testid": "panel", "aria-live": "polite" }, h("p", { class: "muted" }, "Click a node for details."));
+  const panel = h("aside", { class: "graph-panel", "aria-label": "details" }, panelBody, legend());
   const title = columnView
     ? `Column lineage of ${shortName(rootParsed.name)}.${rootParsed.field}`
     : `Lineage of ${rootParsed.type} ${rootParsed.type === "run" ? rootParsed.name.slice(0, 8) : shortName(rootParsed.name)}`;
@@ -94,10 +113,14 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
   const collapseBox = h("input", { type: "checkbox", checked: state.collapse, "aria-label": "collapse child jobs and runs",
     onchange: (e: Event) => go({ collapse: (e.target as HTMLInputElement).checked, open: [] }) });
   let cy: cytoscape.Core | null = null;
+  const zoomBy = (factor: number) => cy?.zoom({ level: cy.zoom() * factor, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } });
   const toolbar = h("div", { class: "toolbar" },
     h("label", {}, "direction ", directionSelect), h("label", {}, "depth ", depthInput), asOfInput,
     columnView ? null : h("label", {}, collapseBox, " collapse child jobs and runs"),
     h("button", { type: "button", onclick: () => cy?.fit(undefined, 30) }, "fit"),
+    // Zoom steps stay inside the view's zoom range, where every label is readable.
+    h("button", { type: "button", "data-action": "zoom-in", "aria-label": "zoom in", onclick: () => zoomBy(1.25) }, "+"),
+    h("button", { type: "button", "data-action": "zoom-out", "aria-label": "zoom out", onclick: () => zoomBy(0.8) }, "−"),
     state.from || state.to ? h("button", { type: "button", onclick: () => go({ from: "", to: "" }) }, "clear path") : null,
     status);
   root.append(h("div", { class: "lineage-head" }, h("h1", {}, title), link(pageUrl.forNode(state.nodeId) ?? "/", "open page")),
@@ -107,11 +130,13 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
   const started = performance.now();
   let childRuns = 0;
   let childIds: string[] = [];
+  let runLevels = 0;
   try {
-    const { answers, children, childCount } = await fetchAnswers(state);
+    const { answers, children, childCount, levels } = await fetchAnswers(state);
     answers.forEach((answer) => model.merge(answer));
     childRuns = childCount;
     childIds = children;
+    runLevels = levels;
   } catch (error) {
     status.textContent = "";
     canvas.replaceWith(errorBox(error));
@@ -154,9 +179,11 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
     " ", h("button", { type: "button", "data-action": "show-all", onclick: () => go({ level: null, limit: 0 }) }, "show all"));
   }
   if (childIds.length) {
-    status.append(h("span", { "data-testid": "child-runs" }, childRuns > childIds.length
-      ? ` — with the lineage of the first ${childIds.length} of its ${childRuns} child runs`
-      : ` — with the lineage of its ${childRuns} child runs`));
+    status.append(h("span", { "data-testid": "child-runs" }, runLevels > 1
+      ? ` — with the lineage of ${childIds.length} runs under it: its ${childRuns} child runs and theirs`
+      : childRuns > childIds.length
+        ? ` — with the lineage of the first ${childIds.length} of its ${childRuns} child runs`
+        : ` — with the lineage of its ${childRuns} child runs`));
   }
   if (model.truncated) {
     status.append(" — truncated at maxNodes; narrow the depth or raise maxNodes ",
@@ -181,7 +208,7 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
   const expand = (nodeId: string, direction: Expansion["direction"], depth: number) =>
     go({ expansions: [...state.expansions, { direction, depth, nodeId }], selected: nodeId });
   const context: PanelContext = {
-    panel, state, go, expand, answer: model.nodes, drawn: new Map(nodes.map((n) => [n.id, n])), edges,
+    panel: panelBody, state, go, expand, answer: model.nodes, drawn: new Map(nodes.map((n) => [n.id, n])), edges,
     frontier: view.frontier, parents: new Map(),
   };
   cy.on("tap", "node", (event) => {
@@ -204,7 +231,7 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
   });
   cy.on("tap", "edge", (event) => {
     const e = event.target;
-    panel.replaceChildren(h("h3", {}, "Edge"), h("p", { class: "mono" }, `${e.data("source")} → ${e.data("target")}`),
+    panelBody.replaceChildren(h("h3", {}, "Edge"), h("p", { class: "mono" }, `${e.data("source")} → ${e.data("target")}`),
       e.data("via") ? h("p", {}, "via ", link(pageUrl.forNode(e.data("via")) ?? "/", shortName(parseNodeId(e.data("via")).name))) : "",
       e.data("label") ? h("p", {}, "transformation: ", e.data("label")) : "");
   });

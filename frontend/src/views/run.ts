@@ -2,6 +2,8 @@
 // (listed from /api/v1/jobs/runs/{id}/children, a page at a time), the error message of a
 // failed run, and its facets.
 import { api, nodeIds, pageUrl, type Run } from "../api";
+import { pagedTable } from "../pager";
+import { runIdLink } from "../run-ids";
 import { add, errorBox, facetList, formatDuration, formatTime, h, link, section, stateBadge, table } from "../dom";
 
 const versionRows = (items: Run["inputDatasetVersions"]) =>
@@ -33,7 +35,7 @@ export async function runView(root: HTMLElement, url: URL, id: string): Promise<
       section("Outputs (dataset versions written)", table(["dataset", "version"], versionRows(run.outputDatasetVersions), { "data-testid": "outputs" }))),
   );
   const family = section("Parent and child runs",
-    parent?.run?.runId ? h("p", {}, "parent run ", link(pageUrl.run(parent.run.runId), parent.run.runId.slice(0, 8)),
+    parent?.run?.runId ? h("p", {}, "parent run ", runIdLink(pageUrl.run(parent.run.runId), parent.run.runId),
       parent.job ? ` of job ${parent.job.name}` : "") : h("p", { class: "muted" }, "No parent run."));
   root.append(family, section("Facets", facetList(run.facets)));
   const pageSize = Number(url.searchParams.get("childLimit")) || CHILD_PAGE;
@@ -43,29 +45,22 @@ export async function runView(root: HTMLElement, url: URL, id: string): Promise<
 /** How many child runs the page lists at a time (`?childLimit=` overrides); "show more" asks for the next page. */
 const CHILD_PAGE = 100;
 
-/** The runs whose parent facet names this run (a Spark application's per-action runs). */
+/** The runs whose parent facet names this run (a Spark application's per-action runs), a page at a time. */
 async function childRuns(into: HTMLElement, id: string, pageSize: number): Promise<void> {
-  const rows = h("tbody", {});
   const count = h("p", { class: "muted", "data-testid": "children-count" });
-  const more = h("button", { type: "button", "data-action": "more-children", hidden: true }, "show more");
-  let offset = 0;
-  const load = async () => {
-    try {
-      const { runs, totalCount } = await api.runChildren(id, pageSize, offset);
-      offset += runs.length;
-      add(rows, runs.map((r) => h("tr", {},
-        h("td", {}, link(pageUrl.run(r.id), r.id.slice(0, 8))), h("td", {}, link(pageUrl.job(r.job.namespace, r.job.name), r.job.name)),
-        h("td", {}, stateBadge(r.state)), h("td", {}, formatTime(r.startedAt)), h("td", {}, formatDuration(r.durationMs)))));
-      count.textContent = totalCount ? `${totalCount} child run(s)${offset < totalCount ? `, ${offset} shown` : ""}` : "No child runs.";
-      more.hidden = offset >= totalCount;
-    } catch (error) {
-      into.append(errorBox(error));
-    }
-  };
-  more.addEventListener("click", () => void load());
-  const list = table(["child run", "job", "state", "started", "duration"], [], { "data-testid": "children" });
-  list.querySelector("tbody")!.replaceWith(rows);
-  into.append(count, list, more);
-  await load();
-  if (!offset) list.hidden = true;
+  into.append(count);
+  try {
+    const list = await pagedTable({
+      headers: ["child run", "job", "state", "started", "duration"], noun: "child runs", pageSize, attrs: { "data-testid": "children" },
+      fetch: async (limit, offset) => {
+        const { runs, totalCount } = await api.runChildren(id, limit, offset);
+        count.textContent = totalCount ? `${totalCount} child run(s)` : "No child runs.";
+        return { totalCount, rows: runs.map((r) => [runIdLink(pageUrl.run(r.id), r.id),
+          link(pageUrl.job(r.job.namespace, r.job.name), r.job.name), stateBadge(r.state), formatTime(r.startedAt), formatDuration(r.durationMs)]) };
+      },
+    });
+    if (count.textContent !== "No child runs.") into.append(list);
+  } catch (error) {
+    into.append(errorBox(error));
+  }
 }
