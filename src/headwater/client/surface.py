@@ -174,7 +174,8 @@ class Operations:
     owners = Operation(v2_governance.owners)
     add_owner = Operation(v2_governance.add_owner)
     remove_owner = Operation(v2_governance.remove_owner)
-    # -- schema drift
+    # -- schema drift and data quality
+    quality = Operation(v2.quality)
     drift = Operation(v2.drift)
     iter_drift = Pages(v2.drift)
     # -- access, audit, the server

@@ -8,5 +8,7 @@ from headwater.client.models.lineage import *  # noqa: F403
 from headwater.client.models.lineage import __all__ as _lineage
 from headwater.client.models.marquez import *  # noqa: F403
 from headwater.client.models.marquez import __all__ as _marquez
+from headwater.client.models.quality import *  # noqa: F403
+from headwater.client.models.quality import __all__ as _quality
 
-__all__ = sorted([*_admin, *_governance, *_lineage, *_marquez])  # noqa: PLE0605
+__all__ = sorted([*_admin, *_governance, *_lineage, *_marquez, *_quality])  # noqa: PLE0605

@@ -20,6 +20,7 @@ from headwater.client.models import (
     Impact,
     IngestResult,
     ProducerList,
+    Quality,
     QuarantineList,
     TokenList,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "lineage",
     "metrics",
     "producers",
+    "quality",
     "quarantine",
     "revoke_token",
     "tokens",
@@ -71,6 +73,17 @@ def ingest_batch(events: Sequence[Mapping[str, Any]], *, gzip: bool = False) -> 
 def health() -> Call[Health]:
     """Whether the server is up, and its version."""
     return Call("GET", "/api/v1/health", model(Health))
+
+
+def quality(node_id: str, *, since: Time = None, until: Time = None) -> Call[Quality]:
+    """A dataset's data quality from its producers' quality facets: the latest value of
+    each metric and assertion, a series per metric, what each run reported."""
+    return Call(
+        "GET",
+        f"{V2}/datasets/{segment(node_id)}/quality",
+        model(Quality),
+        params(since=time_param(since), until=time_param(until)),
+    )
 
 
 def producers() -> Call[ProducerList]:
