@@ -65,6 +65,7 @@ __all__ = [
     "TypeChange",
     "compare_types",
     "diff_schemas",
+    "parse_fields",
 ]
 
 
@@ -236,6 +237,11 @@ def _fields(raw: Any) -> tuple[_Field, ...]:
             nullable=nullable if isinstance(nullable, bool) else None,
             children=_fields(nested) if isinstance(nested, list) else None))
     return tuple(out)
+
+
+#: The parsed fields of a facet's ``fields`` list (``name``, ``position``, ``type``,
+#: ``nullable``, ``children``), for comparisons other than version to version.
+parse_fields = _fields
 
 
 def diff_schemas(old: Sequence[Any] | None, new: Sequence[Any] | None) -> Drift:

@@ -13,6 +13,8 @@ batch), the result is the same whatever order the events arrived in:
 * ``dataset_versions``: ``fields``/``lifecycle_state`` from the version's facets.
 * ``dataset_drifts``: schema changes between consecutive versions of the
   datasets whose versions the batch wrote (``store.drift``).
+* ``schema_contracts``: consumers' declared schemas against the latest written
+  one, for the batch's declaring runs and the datasets it wrote (``store.contract``).
 * ``runs``: nominal times and parent run from the ``nominalTime``/``parent`` facets;
   ``job_version_uuid`` from the run's inputs, outputs and source location.
 * ``job_versions``: created/updated = min/max over their runs (merged like any
@@ -32,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from headwater.events.parse import parse_time
-from headwater.store import current_io, derive_sql, drift, rules
+from headwater.store import contract, current_io, derive_sql, drift, rules
 from headwater.store import tables as t
 from headwater.store.extract import Facts
 from headwater.store.keys import (
@@ -105,8 +107,10 @@ def after_batch(conn: sa.Connection, sql: Statements, dataset_ids: IdCache,
             _datasets(conn, sql, columns, part)
     for part in chunks(facts.touched_versions):
         _versions(conn, sql, part)
-    # After the versions' fields: drift compares them.
-    drift.refresh(conn, sql, list(facts.table_rows(rules.DATASET_VERSIONS)))
+    # After the versions' fields: drift compares them, and contracts compare
+    # consumers' declarations with the latest of them.
+    latest = drift.refresh(conn, sql, list(facts.table_rows(rules.DATASET_VERSIONS)))
+    contract.refresh(conn, sql, dataset_ids, facts, latest)
     for part in chunks(facts.touched_runs):
         _runs(conn, sql, facts, part)
 

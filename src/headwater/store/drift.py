@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = ["chain_rows", "rebuild", "refresh"]
 
-_v, _dd = t.dataset_versions, t.dataset_drifts
+_v, _dd, _sc = t.dataset_versions, t.dataset_drifts, t.schema_contracts
 _IDS = sa.bindparam("ids", expanding=True)
 _UUIDS = sa.bindparam("uuids", expanding=True)
 
@@ -76,6 +76,11 @@ _CHAIN = sa.union_all(
                _p.c.updated_at < _K.c.since)
         .order_by(_p.c.updated_at.desc(), _p.c.uuid.desc()).limit(1)
         .correlate(_K).scalar_subquery())),
+    # Side 2: the touched datasets that consumers declare a schema for, whose
+    # contracts (store.contract) compare against the chain's latest schema.
+    sa.select(_K.c.dataset_id, *(sa.null() for _ in _COLUMNS[1:]), sa.literal(2).label("side"),
+              sa.null().label("stored"), *(sa.null().label(column) for column in _STORED))
+    .where(sa.exists().where(_sc.c.dataset_id == _K.c.dataset_id)),
 )
 _DELETE = _dd.delete().where(_dd.c.version_uuid.in_(_UUIDS))
 
@@ -99,21 +104,35 @@ def chain_rows(dataset_id: int, chain: Iterable[Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def refresh(conn: sa.Connection, sql: Statements, versions: Sequence[str]) -> None:
+def refresh(conn: sa.Connection, sql: Statements, versions: Sequence[str]) -> dict[int, Any]:
     """Re-derive the drift rows that the batch's ``versions`` (the uuids of the
-    versions it wrote) may have changed (see the module doc)."""
+    versions it wrote) may have changed (see the module doc).
+
+    Returns, for each touched dataset that has schema contracts, its latest
+    schema-bearing version (``uuid``, ``updated_at``, ``fields``; None when it
+    has none): the suffix holds it, so the contracts need no query of their own.
+    """
+    latest: dict[int, Any] = {}
     # A dataset's versions split over two parts are each recomputed from their
     # own bound: the second pass finds the first one's rows and keeps them.
     for part in chunks(versions):
         chains: dict[int, list[Any]] = {}
         stored: list[Any] = []
+        contracted: list[int] = []
         for row in sql.by_ids(conn, "drift:chains", _CHAIN, part):
+            if row.side == 2:
+                contracted.append(row.dataset_id)
+                continue
             chains.setdefault(row.dataset_id, []).append(row)
             if row.stored is not None:
                 stored.append(row)
         wanted = {row["version_uuid"]: row for dataset_id, chain in chains.items()
                   for row in chain_rows(dataset_id, sorted(chain, key=_order))}
         _write(conn, stored, wanted)
+        for dataset_id in contracted:
+            schemas = [v for v in chains.get(dataset_id, ()) if v.fields is not None]
+            latest[dataset_id] = max(schemas, key=_order) if schemas else None
+    return latest
 
 
 def _order(version: Any) -> tuple[datetime, str]:

@@ -30,7 +30,10 @@ from headwater.store.keys import (
     text_or_none,
 )
 
-__all__ = ["Facts"]
+__all__ = ["DECLARED_SCHEMA", "Facts"]
+
+#: The input facet holding the schema a consumer declares it reads (``store.contract``).
+DECLARED_SCHEMA = "declaredSchema"
 
 TERMINAL_STATES = frozenset({"COMPLETE", "FAIL", "ABORT"})
 ACTIVE_STATES = frozenset({"START", "RUNNING"})
@@ -61,6 +64,8 @@ class Facts:
     subjects: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     #: target dataset -> each distinct columnLineage facet and the span of events carrying it.
     lineage: dict[DatasetKey, list[dict[str, Any]]] = field(default_factory=dict)
+    #: (dataset, run uuid) of each input carrying a ``declaredSchema`` input facet.
+    declared_inputs: set[tuple[DatasetKey, str]] = field(default_factory=set)
 
     @classmethod
     def of(cls, events: Iterable[ParsedEvent]) -> Facts:
@@ -92,6 +97,7 @@ class Facts:
                 out.touched_datasets.setdefault(key, set()).update(columns)
             out.touched_versions |= part.touched_versions
             out.subjects.update(part.subjects)
+            out.declared_inputs |= part.declared_inputs
         return out
 
     def put(self, rule: MergeRule, key: Any, row: dict[str, Any]) -> None:
@@ -169,8 +175,10 @@ class Facts:
             key = self._dataset(dataset_key(item, f"inputs[{i}]"), t)
             self._mentions(dataset_node(*key), ev)
             self._dataset_facets(key, facets_of(item, "facets"), None, ev)
-            self._facet_rows("input", dataset_node(*key), run_uuid,
-                             facets_of(item, "inputFacets"), ev)
+            input_facets = facets_of(item, "inputFacets")
+            self._facet_rows("input", dataset_node(*key), run_uuid, input_facets, ev)
+            if ev.run_uuid is not None and input_facets.get(DECLARED_SCHEMA) is not None:
+                self.declared_inputs.add((key, ev.run_uuid))
             if ev.run_uuid is not None:
                 self.put(rules.RUN_INPUTS, (ev.run_uuid, key),
                          {"run_uuid": ev.run_uuid, "dataset": key, "created_at": t,

@@ -39,6 +39,7 @@ __all__ = [
     "run_inputs",
     "run_outputs",
     "runs",
+    "schema_contracts",
     "sources",
     "tag_assignments",
     "tags",
@@ -263,6 +264,32 @@ dataset_drifts = sa.Table(
     # Newest first, everywhere or for one dataset.
     sa.Index("ix_dataset_drifts_changed_at", "changed_at"),
     sa.Index("ix_dataset_drifts_dataset_id_changed_at", "dataset_id", "changed_at"),
+)
+
+# Contract drift: per (dataset, consumer job), the consumer's latest
+# ``declaredSchema`` input facet on the dataset (latest by the facet's event
+# time, then run uuid) against the dataset's latest schema-bearing version
+# (``graph.contract``). A row exists for every job that declares a schema for
+# a dataset (so a new version of the dataset finds its consumers by index);
+# ``differs`` marks the rows the drift feed lists. ``changed_at`` is the later
+# of ``declared_at`` and ``written_at`` (the moment both facts exist).
+# Derived by ``store.contract``.
+schema_contracts = sa.Table(
+    "schema_contracts",
+    metadata,
+    sa.Column("dataset_id", sa.ForeignKey("datasets.id"), primary_key=True),
+    sa.Column("job_id", sa.ForeignKey("jobs.id"), primary_key=True),
+    sa.Column("run_uuid", sa.Text(), nullable=False),
+    sa.Column("declared_at", sa.DateTime(), nullable=False),
+    sa.Column("declared", JSONType, nullable=False),
+    sa.Column("version_uuid", sa.String(36), nullable=True),
+    sa.Column("written_at", sa.DateTime(), nullable=True),
+    sa.Column("changed_at", sa.DateTime(), nullable=False),
+    sa.Column("differs", sa.Boolean(), nullable=False),
+    sa.Column("breaking", sa.Boolean(), nullable=False),
+    sa.Column("changes", JSONType, nullable=False),
+    # The feed: differing rows newest first.
+    sa.Index("ix_schema_contracts_differs_changed_at", "differs", "changed_at"),
 )
 
 # What a run read. The version it read is not stored: it is the latest version
