@@ -10,7 +10,8 @@
    every event is older than the cutoff (``runs.updated_at``, their latest
    event time), with their raw events, facet-history rows, latest facets,
    inputs, outputs, the dataset versions they produced and those versions'
-   facets and drift rows;
+   facets and drift rows, and the contract rows (``schema_contracts``) whose
+   declaring run or written version goes;
 3. drops the per-producer hours before the cutoff;
 4. on SQLite in incremental auto-vacuum mode, gives the freed pages back to
    the file system a bounded step at a time.
@@ -215,6 +216,8 @@ def _delete_runs(conn: sa.Connection, uuids: list[str], into: Pruned) -> None:
     versions = list(conn.scalars(sa.select(v.c.uuid).where(v.c.run_uuid.in_(uuids))))
     for part in chunks(versions):
         conn.execute(sa.delete(t.dataset_drifts).where(t.dataset_drifts.c.version_uuid.in_(part)))
+        sc = t.schema_contracts
+        conn.execute(sa.delete(sc).where(sc.c.version_uuid.in_(part)))
         conn.execute(
             sa.delete(t.facets).where(
                 t.facets.c.kind == "dataset_version", t.facets.c.subject.in_(part)
@@ -222,6 +225,8 @@ def _delete_runs(conn: sa.Connection, uuids: list[str], into: Pruned) -> None:
         )
         into.dataset_versions += conn.execute(sa.delete(v).where(v.c.uuid.in_(part))).rowcount or 0
     nodes = [f"run:{u}" for u in uuids]
+    # A contract whose declaring run goes loses its declaration with the run's facets.
+    conn.execute(sa.delete(t.schema_contracts).where(t.schema_contracts.c.run_uuid.in_(uuids)))
     conn.execute(sa.delete(t.facets).where(t.facets.c.run_uuid.in_(uuids)))
     conn.execute(sa.delete(t.facets).where(t.facets.c.kind == "run", t.facets.c.subject.in_(nodes)))
     conn.execute(sa.delete(t.event_subjects).where(t.event_subjects.c.subject.in_(nodes)))

@@ -19,6 +19,7 @@ __all__ = [
     "DatasetBadgesList",
     "Drift",
     "DriftChange",
+    "DriftConsumer",
     "DriftList",
     "Owner",
     "Owners",
@@ -43,15 +44,29 @@ class DriftChange:
 
 
 @dataclass(frozen=True, kw_only=True)
+class DriftConsumer:
+    """The consumer job of a contract drift and the run whose declaration counts."""
+
+    jobId: str
+    namespace: str
+    name: str
+    run: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class Drift:
+    """A version drift (``kind`` ``version``) or a contract drift (``contract``, its consumer)."""
+
+    kind: str
     datasetId: str
     namespace: str
     name: str
     version: str
-    previousVersion: str
     changedAt: datetime
     breaking: bool
     changes: tuple[DriftChange, ...]
+    previousVersion: str | None = None
+    consumer: DriftConsumer | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -206,13 +206,16 @@ def drift(
     until: Time = None,
     dataset: str | None = None,
     breaking: bool | None = None,
+    kind: str | None = None,
     limit: int = 100,
     offset: int = 0,
 ) -> Call[DriftList]:
-    """A page of schema changes between dataset versions, newest first.
+    """A page of schema drifts, newest first: changes between dataset versions
+    (kind ``version``) and consumers declaring a schema the dataset is not written
+    with (kind ``contract``).
 
     ``dataset`` is a ``dataset:NS:NAME`` node id; ``breaking`` keeps only breaking
-    (True) or only compatible (False) changes.
+    (True) or only compatible (False) changes; ``kind`` only one kind.
     """
     return Call(
         "GET",
@@ -223,6 +226,7 @@ def drift(
             until=time_param(until),
             dataset=dataset,
             breaking=breaking,
+            kind=kind,
             limit=limit,
             offset=offset,
         ),

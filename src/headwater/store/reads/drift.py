@@ -1,15 +1,19 @@
-"""Schema drift, read side: ``dataset_drifts`` rows newest first (``GET /api/v2/drift``).
+"""Schema drift, read side: version and contract drifts newest first (``GET /api/v2/drift``).
 
-The rows are derived when versions arrive (:mod:`headwater.store.drift`); this
-only filters and pages them. Drifts of soft-deleted datasets are left out, as
-every list leaves those datasets out.
+Two kinds of row, listed together: ``dataset_drifts`` (a dataset's schema
+changed between consecutive versions, ``kind`` ``version``) and the differing
+``schema_contracts`` (a consumer job declares a schema its dataset is not
+written with, ``kind`` ``contract``). Both are derived when the facts arrive
+(:mod:`headwater.store.drift`, :mod:`headwater.store.contract`); this only
+filters and pages them. Drifts of soft-deleted datasets (and contracts of
+soft-deleted consumer jobs) are left out, as every list leaves those out.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 import sqlalchemy as sa
 
@@ -18,46 +22,141 @@ from headwater.store.reads.common import Page, aware, naive, paged
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope
 from headwater.store.reads.visibility import visible
 
-__all__ = ["DriftFilter", "drifts"]
+__all__ = ["DriftFilter", "DriftKind", "drifts"]
 
-_dd, _d, _ns = t.dataset_drifts, t.datasets, t.namespaces
+_dd, _sc, _d, _ns, _j = (t.dataset_drifts, t.schema_contracts, t.datasets, t.namespaces, t.jobs)
+_jns = _ns.alias("job_namespace")
+
+DriftKind = Literal["version", "contract"]
 
 
 @dataclass(frozen=True, slots=True)
 class DriftFilter:
-    """Which drifts: changed in [``since``, ``until``), of one dataset, breaking or not."""
+    """Which drifts: changed in [``since``, ``until``), of one dataset, breaking or not, a kind."""
 
     since: datetime | None = None
     until: datetime | None = None
     dataset_id: int | None = None
     breaking: bool | None = None
-    #: Only drifts of datasets in these namespaces.
+    #: Only drifts of datasets in these namespaces (and consumers in them).
     scope: NamespaceScope = EVERYTHING
+    kind: DriftKind | None = None
+
+
+def _version_drifts(where: DriftFilter) -> sa.Select[Any]:
+    return (
+        sa.select(
+            sa.literal_column("'version'").label("kind"),
+            _dd.c.dataset_id,
+            _ns.c.name.label("namespace"),
+            _d.c.name.label("name"),
+            _dd.c.version_uuid,
+            _dd.c.previous_version_uuid,
+            _dd.c.changed_at,
+            _dd.c.breaking,
+            _dd.c.changes,
+            sa.null().label("job_namespace"),
+            sa.null().label("job_name"),
+            sa.null().label("run_uuid"),
+            sa.literal_column("0").label("job_id"),
+        )
+        .select_from(
+            _dd.join(_d, _d.c.id == _dd.c.dataset_id).join(_ns, _ns.c.id == _d.c.namespace_id)
+        )
+        .where(
+            visible(_d),
+            where.scope.where(_ns.c.name),
+            *_common(where, _dd.c.changed_at, _dd.c.dataset_id, _dd.c.breaking),
+        )
+    )
+
+
+def _contract_drifts(where: DriftFilter) -> sa.Select[Any]:
+    return (
+        sa.select(
+            sa.literal_column("'contract'").label("kind"),
+            _sc.c.dataset_id,
+            _ns.c.name.label("namespace"),
+            _d.c.name.label("name"),
+            _sc.c.version_uuid,
+            sa.null().label("previous_version_uuid"),
+            _sc.c.changed_at,
+            _sc.c.breaking,
+            _sc.c.changes,
+            _jns.c.name.label("job_namespace"),
+            _j.c.name.label("job_name"),
+            _sc.c.run_uuid,
+            _sc.c.job_id,
+        )
+        .select_from(
+            _sc.join(_d, _d.c.id == _sc.c.dataset_id)
+            .join(_ns, _ns.c.id == _d.c.namespace_id)
+            .join(_j, _j.c.id == _sc.c.job_id)
+            .join(_jns, _jns.c.id == _j.c.namespace_id)
+        )
+        .where(
+            _sc.c.differs.is_(True),
+            visible(_d),
+            visible(_j),
+            where.scope.where(_ns.c.name),
+            where.scope.where(_jns.c.name),
+            *_common(where, _sc.c.changed_at, _sc.c.dataset_id, _sc.c.breaking),
+        )
+    )
+
+
+def _common(
+    where: DriftFilter, changed_at: Any, dataset_id: Any, breaking: Any
+) -> list[sa.ColumnElement[bool]]:
+    out: list[sa.ColumnElement[bool]] = []
+    if where.since is not None:
+        out.append(changed_at >= naive(where.since))
+    if where.until is not None:
+        out.append(changed_at < naive(where.until))
+    if where.dataset_id is not None:
+        out.append(dataset_id == where.dataset_id)
+    if where.breaking is not None:
+        out.append(breaking == where.breaking)
+    return out
 
 
 def drifts(conn: sa.Connection, where: DriftFilter, page: Page) -> tuple[list[dict[str, Any]], int]:
     """One page of drifts, newest first, and how many match in all."""
-    query = (
-        sa.select(_dd.c.version_uuid, _dd.c.previous_version_uuid, _dd.c.changed_at,
-                  _dd.c.breaking, _dd.c.changes, _ns.c.name.label("namespace"),
-                  _d.c.name.label("name"))
-        .select_from(_dd.join(_d, _d.c.id == _dd.c.dataset_id)
-                     .join(_ns, _ns.c.id == _d.c.namespace_id))
-        .where(visible(_d), where.scope.where(_ns.c.name))
+    parts = [
+        build(where)
+        for kind, build in (("version", _version_drifts), ("contract", _contract_drifts))
+        if where.kind in (None, kind)
+    ]
+    both = (parts[0] if len(parts) == 1 else sa.union_all(*parts)).subquery("drifts")
+    query = sa.select(both)
+    order = (
+        both.c.changed_at.desc(),
+        both.c.kind.desc(),
+        both.c.version_uuid.desc(),
+        both.c.job_id.desc(),
     )
-    if where.since is not None:
-        query = query.where(_dd.c.changed_at >= naive(where.since))
-    if where.until is not None:
-        query = query.where(_dd.c.changed_at < naive(where.until))
-    if where.dataset_id is not None:
-        query = query.where(_dd.c.dataset_id == where.dataset_id)
-    if where.breaking is not None:
-        query = query.where(_dd.c.breaking == where.breaking)
-    rows, total = paged(conn, query, (_dd.c.changed_at.desc(), _dd.c.version_uuid.desc()), page)
-    return [
-        {"datasetId": f"dataset:{row.namespace}:{row.name}", "namespace": row.namespace,
-         "name": row.name, "version": row.version_uuid,
-         "previousVersion": row.previous_version_uuid, "changedAt": aware(row.changed_at),
-         "breaking": row.breaking, "changes": row.changes}
-        for row in rows
-    ], total
+    rows, total = paged(conn, query, order, page)
+    return [_answer(row) for row in rows], total
+
+
+def _answer(row: Any) -> dict[str, Any]:
+    out = {
+        "kind": row.kind,
+        "datasetId": f"dataset:{row.namespace}:{row.name}",
+        "namespace": row.namespace,
+        "name": row.name,
+        "version": row.version_uuid,
+        "previousVersion": row.previous_version_uuid,
+        "changedAt": aware(row.changed_at),
+        "breaking": bool(row.breaking),
+        "changes": row.changes,
+        "consumer": None,
+    }
+    if row.kind == "contract":
+        out["consumer"] = {
+            "jobId": f"job:{row.job_namespace}:{row.job_name}",
+            "namespace": row.job_namespace,
+            "name": row.job_name,
+            "run": row.run_uuid,
+        }
+    return out
