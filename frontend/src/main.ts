@@ -10,6 +10,7 @@ import { runView } from "./views/run";
 import { route, startRouter } from "./router";
 import { searchBox } from "./search-box";
 import { showSignedIn } from "./auth";
+import { watchRunIds } from "./run-ids";
 
 // Cytoscape.js adds a <style> element for its container unless an element with this id
 // exists; the page's content security policy refuses inline styles, so the rule it would
@@ -28,4 +29,5 @@ route(/^\/producers$/, () => (root) => producersView(root));
 
 document.getElementById("search-slot")!.append(searchBox());
 showSignedIn();
+watchRunIds(document.getElementById("app")!);
 startRouter();

@@ -14,11 +14,13 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 __all__ = [
     "ARTIFACTS",
+    "AXE",
     "CHROMIUM",
     "CHROMIUM_ARGS",
     "chromium",
     "click_node",
     "edges_of",
+    "serious_violations",
     "wait_for_graph",
     "watch_csp",
 ]
@@ -34,6 +36,8 @@ CHROMIUM_ARGS = [
 ]
 #: Screenshots land here (git-ignored), for a person to look at after a run.
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "ui"
+#: axe-core, copied from the npm package by the frontend build (frontend/scripts/vendor-axe.mjs).
+AXE = Path(__file__).resolve().parent / "assets" / "axe.min.js"
 
 
 @contextmanager
@@ -101,3 +105,20 @@ def click_node(page: Page, graph: dict[str, Any], node_id: str, double: bool = F
         page.mouse.dblclick(x, y)
     else:
         page.mouse.click(x, y)
+
+
+def serious_violations(page: Page) -> list[str]:
+    """axe-core's serious and critical accessibility violations on the page as it is now.
+
+    axe is evaluated through the DevTools protocol, which the page's content security
+    policy does not govern (a <script> tag would be refused), so the page keeps its policy.
+    """
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")
+    found: list[dict[str, Any]] = page.evaluate(
+        "async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations"
+        ".filter((v) => v.impact === 'serious' || v.impact === 'critical')"
+        ".map((v) => ({ id: v.id, impact: v.impact,"
+        " nodes: v.nodes.map((n) => n.target.join(' ')) }))"
+    )
+    return [f"{v['impact']} {v['id']}: {v['nodes'][:5]}" for v in found]

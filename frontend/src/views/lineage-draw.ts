@@ -203,7 +203,7 @@ export function exposeGraph(cy: cytoscape.Core, timings: Record<string, number>,
       label: n.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true, includeOverlays: false } as cytoscape.BoundingBoxOptions),
       node: n.boundingBox({ includeNodes: true, includeEdges: false, includeLabels: false, includeOverlays: false } as cytoscape.BoundingBoxOptions),
     })),
-    zoomTo: (level: number) => cy.zoom(level),
+    zoomTo: (level: number) => { cy.zoom(level); },
     // Pan a node into view when it is off the canvas (as a person would before clicking it);
     // its on-screen position after.
     reveal: (id: string) => {

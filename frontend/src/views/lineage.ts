@@ -11,7 +11,9 @@ import { drawable, foldedInto, foldMap, LineageModel, pathBetween, shortName } f
 import { visibleView, type Source } from "../graph/visible";
 import { decorateParents, drawGraph, exposeGraph } from "./lineage-draw";
 import { decorateTags, fetchBadges } from "./lineage-tags";
+import { keyboardNavigation } from "./lineage-keys";
 import { legend } from "./lineage-legend";
+import { navigate } from "../router";
 import { showPanel, type PanelContext } from "./lineage-panel";
 import { readState, writeState, type Expansion, type ViewState } from "./lineage-state";
 
@@ -211,11 +213,23 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
     panel: panelBody, state, go, expand, answer: model.nodes, drawn: new Map(nodes.map((n) => [n.id, n])), edges,
     frontier: view.frontier, parents: new Map(),
   };
+  const select = (id: string) => {
+    showPanel(context, id);
+    // Remember the selection in the URL (no new history entry) so a reload keeps the panel.
+    history.replaceState(null, "", writeState({ ...state, selected: id }));
+  };
   cy.on("tap", "node", (event) => {
     if (event.target.isParent()) return;
-    showPanel(context, event.target.id());
-    // Remember the selection in the URL (no new history entry) so a reload keeps the panel.
-    history.replaceState(null, "", writeState({ ...state, selected: event.target.id() }));
+    select(event.target.id());
+  });
+  const drawnCy = cy;
+  keyboardNavigation(canvas, cy, {
+    rootId, select,
+    open: (id) => navigate(pageUrl.forNode(id) ?? "/"),
+    clear: () => history.replaceState(null, "", writeState({ ...state, selected: "" })),
+  });
+  Object.assign((window as unknown as { headwater: object }).headwater, {
+    selected: () => drawnCy.nodes(":selected").map((n) => n.id())[0] ?? null,
   });
   const selected = alias(state.selected);
   if (selected && context.drawn.has(selected)) {
