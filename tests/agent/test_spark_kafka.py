@@ -10,8 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from headwater.agent.config import parse_namespace_resolvers
+from headwater.config import Settings
+from headwater.server.app import create_app
+from headwater.store import Store
 from tests.agent.conftest import Lineage
 
 pytestmark = [pytest.mark.spark, pytest.mark.kafka, pytest.mark.slow]
@@ -284,3 +288,19 @@ def test_the_struct_a_producer_serialises_and_a_consumer_declares_are_on_the_top
     # The producer writes amount as a string, the consumer reads a double: both facts are here.
     value = written["facets"]["schema"]["fields"][1]
     assert [f["type"] for f in value["fields"] if f["name"] == "amount"] == ["string"]
+
+    # ... and the store flags them as a breaking contract drift naming the consumer.
+    store = Store.open(f"sqlite:///{tmp_path / 'lineage.db'}", migrate=True)
+    try:
+        with TestClient(create_app(Settings(), store)) as client:
+            posted = client.post("/api/v1/lineage/batch", json=[produced, consumed[-1]])
+            assert posted.status_code == 200 and posted.json()["summary"]["failed"] == 0
+            (drift,) = client.get("/api/v2/drift", params={"kind": "contract"}).json()["drifts"]
+    finally:
+        store.close()
+    assert drift["breaking"] is True
+    assert drift["datasetId"] == f"dataset:kafka://{kafka_bootstrap}:{topic}"
+    assert drift["consumer"]["name"] == consumed[-1]["job"]["name"]
+    assert [(c["kind"], c["path"], c["old"], c["new"]) for c in drift["changes"]] == [
+        ("type_narrowed", "value.amount", "string", "double")
+    ]
