@@ -115,15 +115,24 @@ class Target:
         return self._remote(v1.search(text, filter=only, limit=limit))
 
     def drift(
-        self, dataset: str | None, since: str | None, breaking: bool, limit: int,
+        self,
+        dataset: str | None,
+        since: str | None,
+        breaking: bool,
+        limit: int,
         kind: str | None = None,
     ) -> dict[str, Any]:
         """The ``/api/v2/drift`` answer for these parameters."""
         if self.db_url:
             return self._on_db(_drift, dataset, since, breaking, limit, kind)
         return self._remote(
-            v2.drift(dataset=dataset, since=since, breaking=True if breaking else None, kind=kind,
-                     limit=limit)
+            v2.drift(
+                dataset=dataset,
+                since=since,
+                breaking=True if breaking else None,
+                kind=kind,
+                limit=limit,
+            )
         )
 
     def get(
@@ -227,13 +236,18 @@ def _search(conn: Any, text: str, kind: str | None, limit: int) -> dict[str, Any
 
 
 def _drift(
-    conn: Any, dataset: str | None, since: str | None, breaking: bool, limit: int,
+    conn: Any,
+    dataset: str | None,
+    since: str | None,
+    breaking: bool,
+    limit: int,
     kind: Any = None,
 ) -> dict[str, Any]:
     from headwater.server.routes.drift import DriftList, drift_answer
 
-    answer = drift_answer(conn, since, None, dataset, True if breaking else None, limit, 0,
-                          kind=kind)
+    answer = drift_answer(
+        conn, since, None, dataset, True if breaking else None, limit, 0, kind=kind
+    )
     # Through the server's response model, so --db prints exactly what the API sends.
     body: dict[str, Any] = DriftList.model_validate(answer).model_dump(mode="json")
     return body
