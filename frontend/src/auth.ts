@@ -81,7 +81,7 @@ export function askForToken(serverMessage: string): void {
     showSignedIn();
     void render();
   });
-  const overlay = h("div", { class: "token-overlay", role: "dialog", "aria-modal": "true" }, form);
+  const overlay = h("div", { class: "token-overlay", role: "dialog", "aria-modal": "true", "aria-label": "API token" }, form);
   open = overlay;
   document.body.append(overlay);
   input.focus();

@@ -2,8 +2,9 @@
 
 ``base_url`` is the sample server, shared by the whole session; a module that needs other
 data overrides ``base_url`` with its own server. Every ``page`` fails its test on an
-uncaught page error or a violation of the server's content security policy, and leaves
-a screenshot in test-artifacts/ui/<test name>.png.
+uncaught page error, a violation of the server's content security policy or a serious or
+critical accessibility violation (axe-core) on the page it ends on, and leaves a screenshot
+in test-artifacts/ui/<test name>.png.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from playwright.sync_api import Browser, Page
 
 from headwater.cli import main
 from tests.server.live import running_server
-from tests.ui.browser import ARTIFACTS, chromium, watch_csp
+from tests.ui.browser import ARTIFACTS, chromium, serious_violations, watch_csp
 
 
 @pytest.fixture(scope="session")
@@ -45,6 +46,10 @@ def page(browser: Browser, base_url: str, request: pytest.FixtureRequest) -> Ite
         yield opened
         assert not errors, errors
         assert not violations, violations
+        # The API documentation pages (/docs, /redoc) are Swagger UI's and ReDoc's own.
+        if not opened.url.split("?")[0].endswith(("/docs", "/redoc")):
+            inaccessible = serious_violations(opened)
+            assert not inaccessible, (opened.url, inaccessible)
     finally:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         opened.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"))
