@@ -22,6 +22,7 @@ _COMMANDS: dict[str, str] = {
     "compliance": "headwater.cli.compliance:compliance",
     "connect": "headwater.cli.connect:connect",
     "consume": "headwater.cli.consume:consume",
+    "declare": "headwater.cli.declare:declare",
     "demo": "headwater.demo.command:demo",
     "drift": "headwater.cli.drift:drift",
     "export": "headwater.cli.backup:export",

@@ -14,7 +14,9 @@ when ``jobs.current_version_uuid`` does. The derive step calls :func:`refresh`
 with exactly those jobs, in the same transaction, after the new current
 version is written; the rows are recomputed in SQL from the job's latest run
 (by ``created_at`` then ``uuid``, the run that defines the current version),
-never from the batch. Duplicates change no version and so nothing here; a late
+never from the batch, together with the datasets a JobEvent declares for the
+job (``store.declared_io``, which calls :func:`refresh` when a declaration
+changes). Duplicates change no version and so nothing here; a late
 event that moves a job's latest run moves its current version and refreshes
 it. Soft deletes are not reflected here: readers hide deleted nodes on the way
 out, as for every other lineage source.
@@ -53,10 +55,16 @@ def _latest_run_rows(link: sa.Table, direction: str) -> sa.Select[tuple[int, str
 
 # Built once: building a statement costs more than running it for a small batch.
 _DELETE = _io.delete().where(_io.c.job_id.in_(_IDS))
+_DECLARED = t.job_declared_io
+# ``union`` (not ``union_all``): a dataset both declared and read by the latest run is one row.
 _INSERT = _io.insert().from_select(
     ["job_id", "direction", "dataset_id"],
-    sa.union_all(
-        _latest_run_rows(t.run_inputs, INPUT), _latest_run_rows(t.run_outputs, OUTPUT)
+    sa.union(
+        _latest_run_rows(t.run_inputs, INPUT),
+        _latest_run_rows(t.run_outputs, OUTPUT),
+        sa.select(_DECLARED.c.job_id, _DECLARED.c.direction, _DECLARED.c.dataset_id).where(
+            _DECLARED.c.job_id.in_(_IDS)
+        ),
     ),
 )
 

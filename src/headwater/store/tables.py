@@ -32,6 +32,8 @@ __all__ = [
     "facets",
     "fields",
     "job_current_io",
+    "job_declarations",
+    "job_declared_io",
     "job_versions",
     "jobs",
     "metadata",
@@ -201,6 +203,27 @@ job_current_io = sa.Table(
     sa.Column("dataset_id", sa.ForeignKey("datasets.id"), primary_key=True),
     # The jobs that read or write a dataset, answered from the index alone.
     sa.Index("ix_job_current_io_dataset_id_direction_job_id", "dataset_id", "direction", "job_id"),
+)
+
+# Static lineage: the inputs and outputs a JobEvent declares for a job (a BI
+# dashboard reading a gold table runs under no producer). ``job_declarations``
+# holds each job's latest declaring event by (event time, hash); its datasets
+# are in ``job_declared_io``, and ``store.current_io`` adds them to the job's
+# ``job_current_io`` rows. Kept by ``store.declared_io``.
+job_declarations = sa.Table(
+    "job_declarations",
+    metadata,
+    sa.Column("job_id", sa.ForeignKey("jobs.id"), primary_key=True),
+    sa.Column("declared_time", sa.DateTime(), nullable=False),
+    sa.Column("declared_hash", sa.String(64), nullable=False),
+)
+
+job_declared_io = sa.Table(
+    "job_declared_io",
+    metadata,
+    sa.Column("job_id", sa.ForeignKey("jobs.id"), primary_key=True),
+    sa.Column("direction", sa.String(6), primary_key=True),
+    sa.Column("dataset_id", sa.ForeignKey("datasets.id"), primary_key=True),
 )
 
 runs = sa.Table(

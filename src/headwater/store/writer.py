@@ -20,7 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.events.parse import ParsedEvent
-from headwater.store import derive, dialects, producers, rules
+from headwater.store import declared_io, derive, dialects, producers, rules
 from headwater.store import tables as t
 from headwater.store.driver.bulk import copy_rows
 from headwater.store.chunking import chunks
@@ -115,6 +115,7 @@ class Writer:
             facts = Facts.of(new)
         self._write_facts(conn, facts)
         derive.after_batch(conn, self.sql, self.dataset_ids, facts)
+        declared_io.record(conn, new)
         return {ev.event_hash for ev in new}
 
     def _count_arrivals(self, conn: sa.Connection, arrived: Iterable[ParsedEvent],

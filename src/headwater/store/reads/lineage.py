@@ -125,6 +125,23 @@ def _dataset_jobs_until_statement(link: sa.Table) -> sa.Select[Any]:
     )
 
 
+def _declared_side_statement() -> sa.Select[Any]:
+    """(job name, dataset node id) of the datasets that JobEvents declare on the
+    ``direction`` side of the jobs ``names`` in ``namespace`` (``job_declared_io``)."""
+    io, ds_ns = t.job_declared_io, _ns.alias("ds_ns")
+    dataset_id = sa.literal("dataset:") + ds_ns.c.name + sa.literal(":") + _ds.c.name
+    return (
+        sa.select(_j.c.name, dataset_id)
+        .select_from(
+            _j.join(io, sa.and_(io.c.job_id == _j.c.id,
+                                io.c.direction == sa.bindparam("direction")))
+            .join(_ds, _ds.c.id == io.c.dataset_id)
+            .join(ds_ns, ds_ns.c.id == _ds.c.namespace_id)
+        )
+        .where(named_in_namespace(_j))
+    )
+
+
 def _current_jobs_statement(direction: str) -> sa.Select[Any]:
     """(dataset name, job namespace, job name) of jobs whose current version has the
     datasets ``names`` in ``namespace`` as ``direction`` (``job_current_io``)."""
@@ -142,6 +159,7 @@ def _current_jobs_statement(direction: str) -> sa.Select[Any]:
 # come from job_current_io; as of a time, through run outputs and run inputs up to then.
 _JOB_INPUTS = ListSelect(_job_side_statement(_jv.c.inputs))
 _JOB_OUTPUTS = ListSelect(_job_side_statement(_jv.c.outputs))
+_DECLARED = ListSelect(_declared_side_statement())
 _PRODUCERS = ListSelect(_current_jobs_statement(current_io.OUTPUT))
 _READERS = ListSelect(_current_jobs_statement(current_io.INPUT))
 _PRODUCERS_UNTIL = ListSelect(_dataset_jobs_until_statement(t.run_outputs))
@@ -163,6 +181,8 @@ class TableLineage:
         self.hidden = hidden or HiddenNodes(conn)
         # With as_of: (job namespace, name) -> that version's (inputs, outputs).
         self._io_at: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
+        # Whether any job declares lineage (JobEvents); looked up on first need.
+        self._has_declarations: bool | None = None
 
     def edges_from(self, node_ids: Collection[str], direction: Direction) -> list[Edge]:
         parsed = _parse_all(node_ids)
@@ -207,10 +227,33 @@ class TableLineage:
                 for key, (inputs, outputs) in self._job_io_at(jobs).items()
             }
         statement = _JOB_INPUTS if upstream else _JOB_OUTPUTS
-        return {
+        sides = {
             (namespace, name): list(side or ())
             for namespace, (name, side) in statement.rows_by_name(self.conn, jobs)
         }
+        for key, datasets in self._declared(jobs, upstream).items():
+            sides[key] = sorted(set(sides.get(key, ())) | set(datasets))
+        return sides
+
+    def _declared(
+        self, jobs: list[tuple[str, str]], upstream: bool
+    ) -> dict[tuple[str, str], list[str]]:
+        """The datasets JobEvents declare on each job's side (``store.declared_io``):
+        asked only of a store holding a declaration, checked once per walk."""
+        if self._has_declarations is None:
+            self._has_declarations = (
+                self.conn.execute(sa.select(t.job_declarations.c.job_id).limit(1)).first()
+                is not None
+            )
+        if not self._has_declarations:
+            return {}
+        direction = current_io.INPUT if upstream else current_io.OUTPUT
+        found: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for namespace, (name, dataset) in _DECLARED.rows_by_name(
+            self.conn, jobs, {"direction": direction}
+        ):
+            found[(namespace, name)].append(dataset)
+        return found
 
     def _job_edges(self, jobs: list[tuple[str, str]], direction: Direction) -> list[Edge]:
         if not jobs:

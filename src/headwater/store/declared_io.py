@@ -1,0 +1,96 @@
+"""Static lineage: the inputs and outputs OpenLineage JobEvents declare for their jobs.
+
+A BI dashboard that reads ``gold.revenue`` runs under no OpenLineage producer,
+so no run ever links the two. A JobEvent (an event with a job and no run) that
+lists ``inputs`` and/or ``outputs`` declares them: the job's latest such event,
+by (event time, event hash) like every other "latest" in the store, replaces
+what the job declared before (an empty list declares none). An event naming
+neither list declares nothing and leaves the declaration as it was.
+
+The declared datasets join the job's ``job_current_io`` rows
+(:mod:`headwater.store.current_io`), so every walk that reads current lineage
+-- the graph, impact, the v1 lineage -- finds the job between them. The
+result depends only on the stored events, whatever their order: a late, older
+declaration loses to the stored one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import sqlalchemy as sa
+
+from headwater.events import ParsedEvent
+from headwater.store import current_io
+from headwater.store import tables as t
+from headwater.store.keys import DatasetKey, dataset_key
+from headwater.store.reads.common import dataset_ids, job_ids
+
+__all__ = ["record"]
+
+_jd, _jdio = t.job_declarations, t.job_declared_io
+
+
+def _declarations(events: Iterable[ParsedEvent]) -> dict[DatasetKey, ParsedEvent]:
+    """Each job's latest declaring event among ``events``."""
+    latest: dict[DatasetKey, ParsedEvent] = {}
+    for ev in events:
+        if ev.kind != "job" or ev.job is None:
+            continue
+        if "inputs" not in ev.event and "outputs" not in ev.event:
+            continue
+        old = latest.get(ev.job)
+        if old is None or (ev.time, ev.event_hash) > (old.time, old.event_hash):
+            latest[ev.job] = ev
+    return latest
+
+
+def _datasets(event: dict[str, Any], direction: str) -> list[DatasetKey]:
+    items = event.get(f"{direction}s") or ()
+    return [dataset_key(item, f"{direction}s[{i}]") for i, item in enumerate(items)]
+
+
+def record(conn: sa.Connection, events: Iterable[ParsedEvent]) -> None:
+    """Store the declarations of the JobEvents among ``events`` (new events, their
+    jobs and datasets already written) that are newer than the stored ones."""
+    latest = _declarations(events)
+    if not latest:
+        return
+    jobs = job_ids(conn, list(latest))
+    stored = {
+        row.job_id: (row.declared_time, row.declared_hash)
+        for row in conn.execute(
+            sa.select(_jd.c.job_id, _jd.c.declared_time, _jd.c.declared_hash).where(
+                _jd.c.job_id.in_(list(jobs.values()))
+            )
+        )
+    }
+    changed = []
+    for key, ev in latest.items():
+        job_id = jobs[key]
+        if job_id in stored and stored[job_id] >= (ev.time, ev.event_hash):
+            continue
+        io = [
+            (direction, dataset)
+            for direction in (current_io.INPUT, current_io.OUTPUT)
+            for dataset in _datasets(ev.event, direction)
+        ]
+        ids = dataset_ids(conn, [dataset for _, dataset in io])
+        conn.execute(_jdio.delete().where(_jdio.c.job_id == job_id))
+        rows = {(direction, ids[dataset]) for direction, dataset in io}
+        if rows:
+            conn.execute(
+                _jdio.insert(),
+                [
+                    {"job_id": job_id, "direction": direction, "dataset_id": dataset_id}
+                    for direction, dataset_id in sorted(rows)
+                ],
+            )
+        conn.execute(_jd.delete().where(_jd.c.job_id == job_id))
+        conn.execute(
+            _jd.insert(),
+            {"job_id": job_id, "declared_time": ev.time, "declared_hash": ev.event_hash},
+        )
+        changed.append(job_id)
+    current_io.refresh(conn, changed)
