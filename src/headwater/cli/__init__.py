@@ -33,6 +33,7 @@ _COMMANDS: dict[str, str] = {
     "lineage": "headwater.cli.lineage:lineage",
     "owners": "headwater.cli.owners:owners",
     "quality": "headwater.cli.quality:quality",
+    "readers": "headwater.cli.readers:readers",
     "rebuild": "headwater.cli.backup:rebuild",
     "retention": "headwater.cli.retention:retention",
     "search": "headwater.cli.search:search",

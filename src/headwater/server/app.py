@@ -196,6 +196,7 @@ def _include_routes(app: FastAPI) -> None:
         producers,
         quality,
         quarantine,
+        readers,
         run_writes,
         runs,
         search,
@@ -219,6 +220,7 @@ def _include_routes(app: FastAPI) -> None:
     app.include_router(producers.router)
     app.include_router(drift.router)
     app.include_router(quality.router)
+    app.include_router(readers.router)
     app.include_router(classification.router)
     app.include_router(classification_writes.router)
     app.include_router(access.router)
