@@ -13,12 +13,14 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import Query
+from starlette.responses import Response
 
 from headwater.errors import NotFoundError
 from headwater.graph.columns import column_lineage
 from headwater.graph.model import Direction, Graph, NodeId, NodeType
 from headwater.graph.traverse import walk
 from headwater.server.deps import StoreDep
+from headwater.server.json_answers import json_answer
 from headwater.server.openapi import error_responses
 from headwater.server.responses import LineageGraph, UpstreamRunLineage
 from headwater.server.routes.reading import (
@@ -74,7 +76,7 @@ def get_lineage(
     store: StoreDep,
     scope: ScopeDep,
     depth: Depth = 20,
-) -> dict[str, Any]:
+) -> Response:
     """The dataset/job graph upstream and downstream of ``nodeId``, ``depth`` edges deep."""
     node = parse_node_id(nodeId, allowed=(NodeType.DATASET, NodeType.JOB))
     with connection(store) as conn:
@@ -94,7 +96,7 @@ def get_lineage(
             data[f"dataset:{record['namespace']}:{record['name']}"] = record
         for record in job_reads.job_records(conn, job_rows, scope=scope):
             data[f"job:{record['namespace']}:{record['name']}"] = record
-    return {"graph": _marquez_nodes(graph, "", data)}
+    return json_answer({"graph": _marquez_nodes(graph, "", data)})
 
 
 @router.get("/api/v1/column-lineage", response_model=LineageGraph, **_READ)
