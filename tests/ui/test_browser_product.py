@@ -166,7 +166,12 @@ def orchestrator_view(page: Page) -> dict[str, Any]:
 
 
 def test_the_legend_names_every_node_and_edge_kind(page: Page) -> None:
-    orchestrator_view(page)
+    graph = orchestrator_view(page)
+    # Topics and models are drawn as their own kinds, from the datasetType facet.
+    types = {n["id"].split("#")[0]: n["datasetType"] for n in graph["nodes"]}
+    assert types[f"dataset:{NS}:orders"] == "TOPIC"
+    assert types[f"dataset:{NS}:scores"] == "MODEL"
+    assert types[f"dataset:{NS}:features"] == ""
     entries = page.get_by_test_id("legend").locator("[data-legend]")
     kinds = {str(entries.nth(i).get_attribute("data-legend")) for i in range(entries.count())}
     assert {f"node:{k}" for k in ("dataset", "topic", "model", "job", "run", "field")} <= kinds

@@ -183,6 +183,26 @@ def _run_summary(row: sa.Row[Any]) -> dict[str, Any]:
     }
 
 
+def _dataset_types(conn: sa.Connection, subjects: Sequence[str]) -> dict[str, str]:
+    """The ``datasetType`` facet's value (TABLE, FILE, TOPIC, MODEL...) of each dataset that
+    has one, by node id: the UI draws topics and models apart from tables and files."""
+    f = t.facets
+    found: dict[str, str] = {}
+    for batch in chunks(sorted(set(subjects))):
+        for subject, payload in conn.execute(
+            sa.select(f.c.subject, f.c.payload).where(
+                f.c.kind == "dataset",
+                f.c.subject.in_(batch),
+                f.c.run_uuid == "",
+                f.c.name == "datasetType",
+            )
+        ):
+            value = payload.get("datasetType") if isinstance(payload, dict) else None
+            if isinstance(value, str) and value:
+                found[subject] = value
+    return found
+
+
 def node_summaries(
     conn: sa.Connection,
     node_ids: Sequence[str],
@@ -206,9 +226,13 @@ def node_summaries(
             (namespace, name): version
             for namespace, (name, version) in _DATASET_VERSIONS.rows_by_name(conn, keys, as_of)
         }
+        kinds = _dataset_types(conn, [f"dataset:{n.namespace}:{n.name}" for _, n in datasets])
         for node_id, n in datasets:
             version = n.version or current.get((n.namespace, n.name))
             result[node_id] = {"namespace": n.namespace, "name": n.name, "version": version}
+            kind = kinds.get(f"dataset:{n.namespace}:{n.name}")
+            if kind:
+                result[node_id]["datasetType"] = kind
 
     jobs = by_type[NodeType.JOB]
     if jobs:
