@@ -6,11 +6,13 @@ import { add, errorBox, facetList, formatDuration, formatTime, h, link, section,
 import { pagedTable } from "../pager";
 import { navigate } from "../router";
 import { runIdLink } from "../run-ids";
+import { qualitySection } from "./dataset-quality";
 import { classificationSection } from "./dataset-tags";
 
 export async function datasetView(root: HTMLElement, url: URL, namespace: string, name: string): Promise<void> {
   let dataset, versions: DatasetVersion[];
   const classification = classificationSection(nodeIds.dataset(namespace, name));
+  const quality = qualitySection(nodeIds.dataset(namespace, name));
   try {
     [dataset, { versions }] = await Promise.all([api.dataset(namespace, name), api.datasetVersions(namespace, name)]);
   } catch (error) {
@@ -32,6 +34,8 @@ export async function datasetView(root: HTMLElement, url: URL, namespace: string
 
   const tags = await classification;
   if (tags) root.append(tags);
+  const checks = await quality;
+  if (checks) root.append(checks);
 
   // Versions: newest first. The diff compares a (older, default the previous) with b (default newest).
   const byId = new Map(versions.map((v) => [v.version, v]));
