@@ -36,6 +36,7 @@ import sqlalchemy as sa
 from headwater.events.parse import parse_time
 from headwater.store import contract, current_io, derive_sql, drift, rules
 from headwater.store import tables as t
+from headwater.store.chunking import chunks
 from headwater.store.extract import Facts
 from headwater.store.keys import (
     dataset_node,
@@ -45,7 +46,6 @@ from headwater.store.keys import (
     text_or_none,
 )
 from headwater.store.merge import merge_into
-from headwater.store.chunking import chunks
 from headwater.store.queries import LATEST_RUN, latest_run_of_job
 
 if TYPE_CHECKING:

@@ -16,7 +16,6 @@ from typing import Any
 from headwater.errors import EventError
 from headwater.events.parse import ParsedEvent
 from headwater.store import rules
-from headwater.store.merge import MergeRule, merge_into
 from headwater.store.keys import (
     NO_FACETS,
     DatasetKey,
@@ -29,6 +28,7 @@ from headwater.store.keys import (
     run_node,
     text_or_none,
 )
+from headwater.store.merge import MergeRule, merge_into
 
 __all__ = ["DECLARED_SCHEMA", "Facts"]
 
