@@ -27,9 +27,12 @@ through collapsing and depth limits.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import statistics
+import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from itertools import islice
@@ -148,9 +151,36 @@ def _grow(page: Any, cdp: Any) -> tuple[float, float, dict[str, Any]]:
     return timings["firstDrawMs"], (after["ThreadTime"] - before["ThreadTime"]) * 1000, timings
 
 
+def serve_build(context: Any, build: Path) -> None:
+    """Answer the page's own files (index.html, /static/...) from another build of the UI,
+    the API from the server: two builds measured against one server, side by side."""
+    def handle(route: Any) -> None:
+        request = route.request
+        path = request.url.split("://", 1)[1].split("/", 1)[1].split("?")[0]
+        if request.resource_type == "document":
+            route.fulfill(path=str(build / "index.html"), content_type="text/html")
+        elif path.startswith("static/") and (build / path[len("static/"):]).is_file():
+            route.fulfill(path=str(build / path[len("static/"):]))
+        else:
+            route.continue_()
+    # API requests are not routed, so both builds reach the server the same way.
+    context.route(lambda url: "/api/" not in url, handle)
+
+
+def old_build(ref: str, into: Path) -> Path:
+    """The UI bundle committed at git ``ref`` (src/headwater/ui/static), extracted."""
+    archive = subprocess.run(
+        ["git", "archive", ref, "src/headwater/ui/static"], capture_output=True, check=True,
+        cwd=Path(__file__).resolve().parents[1],
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    return into / "src" / "headwater" / "ui" / "static"
+
+
 def measure(
     browser: Any, base_url: str, query: dict[str, Any], repeat: int, label: str,
-    grow: bool = False,
+    grow: bool = False, build: Path | None = None,
 ) -> dict[str, Any]:
     """Cold page loads, then in-page navigations measured in wall and main-thread CPU time.
 
@@ -159,6 +189,8 @@ def measure(
     in the drawn view, which redraws from the kept answer as it does for a user.
     """
     context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 900})
+    if build is not None:
+        serve_build(context, build)
     page = context.new_page()
     target = f"/lineage?{urlencode(query)}"
     ready = "[data-testid=graph][data-ready=true]"
@@ -237,7 +269,7 @@ def measure(
 
 
 def run_case(browser: Any, scale: float, nodes: int, repeat: int, layouts: list[str],
-             large: bool) -> None:
+             large: bool, compare: Path | None = None) -> None:
     started = time.perf_counter()
     graph = synthetic.build_graph(scale, runs_per_job=2)
     with tempfile.TemporaryDirectory() as tmp:
@@ -256,7 +288,15 @@ def run_case(browser: Any, scale: float, nodes: int, repeat: int, layouts: list[
             for layout in layouts:
                 # limit=0: the whole answer, whatever its size.
                 query = {**base, "layout": layout, "limit": 0}
-                measure(browser, base_url, query, repeat, f"whole answer, layout {layout}")
+                if compare is None:
+                    measure(browser, base_url, query, repeat, f"whole answer, layout {layout}")
+                    continue
+                # The other build and this one alternately, one page load each at a time.
+                for round_ in range(repeat):
+                    for name, build in (("other build", compare), ("this build", None)):
+                        measure(browser, base_url, query, 1,
+                                f"{name}, round {round_ + 1}: whole answer, layout {layout}",
+                                build=build)
             if large:
                 view = measure(browser, base_url, base, repeat,
                                "first view past the draw limit (nearest hops, default limit)",
@@ -277,10 +317,15 @@ def main() -> None:
     parser.add_argument("--large", type=int, default=10_000,
                         help="also a neighbourhood this big (0: skip)")
     parser.add_argument("--large-scale", type=float, default=0.2)
+    parser.add_argument("--compare-build", metavar="GIT_REF",
+                        help="also measure the UI bundle committed at GIT_REF, alternating "
+                             "with this one against the same server (the --nodes case)")
     args = parser.parse_args()
-    with chromium() as browser:
+    with chromium() as browser, tempfile.TemporaryDirectory() as other:
+        compare = old_build(args.compare_build, Path(other)) if args.compare_build else None
         if args.nodes:
-            run_case(browser, args.scale, args.nodes, args.repeat, args.layouts.split(","), False)
+            run_case(browser, args.scale, args.nodes, args.repeat, args.layouts.split(","), False,
+                     compare)
         if args.large:
             run_case(browser, args.large_scale, args.large, max(1, args.repeat // 2),
                      ["layered"], True)
