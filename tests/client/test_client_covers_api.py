@@ -126,6 +126,7 @@ METHODS: dict[tuple[str, str], tuple[str, tuple[Any, ...], dict[str, Any]]] = {
     ("GET", "/api/v2/classification/datasets"): ("dataset_badges", (), {}),
     ("GET", "/api/v2/compliance"): ("compliance", (), {}),
     ("GET", "/api/v2/datasets/{nodeId}/quality"): ("quality", (NODE,), {}),
+    ("GET", "/api/v2/datasets/{nodeId}/readers"): ("readers", (NODE,), {}),
     ("GET", "/api/v2/drift"): ("drift", (), {}),
     ("GET", "/api/v2/impact"): ("impact", (NODE,), {}),
     ("GET", "/api/v2/lineage"): ("lineage", (NODE,), {}),

@@ -160,6 +160,11 @@ def test_events_tags_and_paging(client: Client, recorder: Any) -> None:
     assert first.nextCursor is not None
     second = check(client, v1.datasets(WAREHOUSE, limit=2, cursor=first.nextCursor))
     assert [d.name for d in first.datasets + second.datasets] == names[:4]
+    read = check(client, v2.readers(ds("silver.orders")))
+    assert {r.job for r in read.readers} >= {job("build_revenue"), job("build_ltv")}
+    assert [r.runId for r in client.iter_readers(ds("silver.orders"), limit=1)] == [
+        r.runId for r in read.readers
+    ]
     tags = check(client, v1.tags())
     assert "PII" in {t.name for t in tags.tags}
 

@@ -176,6 +176,8 @@ class Operations:
     remove_owner = Operation(v2_governance.remove_owner)
     # -- schema drift and data quality
     quality = Operation(v2.quality)
+    readers = Operation(v2.readers)
+    iter_readers = Pages(v2.readers)
     drift = Operation(v2.drift)
     iter_drift = Pages(v2.drift)
     # -- access, audit, the server

@@ -36,6 +36,8 @@ __all__ = [
     "Namespace",
     "NamespaceList",
     "OutputDatasetVersion",
+    "Reader",
+    "ReaderList",
     "Run",
     "RunFacets",
     "RunList",
@@ -376,3 +378,33 @@ class SearchResultList:
     @property
     def items(self) -> tuple[SearchResult, ...]:
         return self.results
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reader:
+    """A run that read a dataset: its job, state, Spark user, and whether it wrote nothing."""
+
+    runId: str
+    job: str
+    readAt: datetime
+    state: str | None
+    startedAt: datetime | None
+    endedAt: datetime | None
+    parentRunId: str | None
+    sparkUser: str | None
+    readOnly: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReaderList:
+    """``GET /api/v2/datasets/{nodeId}/readers``: who read a dataset, newest read first."""
+
+    datasetId: str
+    totalCount: int
+    users: tuple[str, ...]
+    jobs: tuple[str, ...]
+    readers: tuple[Reader, ...]
+
+    @property
+    def items(self) -> tuple[Reader, ...]:
+        return self.readers

@@ -22,6 +22,7 @@ from headwater.client.models import (
     ProducerList,
     Quality,
     QuarantineList,
+    ReaderList,
     TokenList,
 )
 
@@ -39,6 +40,7 @@ __all__ = [
     "metrics",
     "producers",
     "quality",
+    "readers",
     "quarantine",
     "revoke_token",
     "tokens",
@@ -83,6 +85,18 @@ def quality(node_id: str, *, since: Time = None, until: Time = None) -> Call[Qua
         f"{V2}/datasets/{segment(node_id)}/quality",
         model(Quality),
         params(since=time_param(since), until=time_param(until)),
+    )
+
+
+def readers(
+    node_id: str, *, since: Time = None, until: Time = None, limit: int = 100, offset: int = 0
+) -> Call[ReaderList]:
+    """A page of the runs that read a dataset in a window, newest read first."""
+    return Call(
+        "GET",
+        f"{V2}/datasets/{segment(node_id)}/readers",
+        model(ReaderList),
+        params(since=time_param(since), until=time_param(until), limit=limit, offset=offset),
     )
 
 
