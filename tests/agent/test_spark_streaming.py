@@ -179,6 +179,11 @@ def test_streams_into_delta_by_path_and_by_table_name(spark, lineage, tmp_path: 
         assert _lineage_of(output, "id") == [("file", str(source), "id")]
     assert _named(runs[0][-1]["outputs"]) == [("file", str(by_path))]
     assert _named(runs[1][-1]["outputs"]) == [naming.dataset_from_location(location)]
+    # The table written with toTable is also named by its catalog name, as a batch
+    # write into it is; the path has no table name.
+    assert "symlinks" not in runs[0][-1]["outputs"][0]["facets"]
+    (link,) = runs[1][-1]["outputs"][0]["facets"]["symlinks"]["identifiers"]
+    assert (link["name"], link["type"]) == (f"default.{table}", "TABLE")
 
 
 def test_a_failing_query_ends_in_fail_with_its_error(spark, lineage, tmp_path: Path):

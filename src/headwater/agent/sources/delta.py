@@ -405,10 +405,19 @@ def _stream_sink_facts(sink: Any, options: Any) -> dict[str, Any]:
     match = _DELTA_SINK.match(str(sink.toString()))
     if match is None:
         return {}
-    return {
+    facts: dict[str, Any] = {
         "options": {"path": match.group(1)},
         "data_source": "org.apache.spark.sql.delta.sources.DeltaDataSource",
     }
+    # A toTable sink holds the catalog table it writes: the dataset gets its symlink.
+    try:
+        table = option(sink.catalogTable())
+        if table is not None:
+            ident = table.identifier()
+            facts["table_ident"] = [option(ident.database()), str(ident.table())]
+    except Exception:
+        logger.debug("no catalog table on %s", sink, exc_info=True)
+    return facts
 
 
 FAMILY = SourceFamily(

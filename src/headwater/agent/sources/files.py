@@ -159,12 +159,15 @@ def write_dir(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
 
 
 def save_to_path(root: PlanNode, ctx: VisitContext, visited: Visited) -> None:
-    """A ``SaveIntoDataSourceCommand`` with a ``path`` option (any file-based source)."""
+    """A ``SaveIntoDataSourceCommand`` with a ``path`` option (any file-based source); a
+    session-catalog table when its facts name one (``table_ident``: database, table)."""
     facts = ctx.facts(root)
     location = facts.get("options", {}).get("path")
     if not location:
         return
-    output = output_at(location, ctx, schema_from_struct(facts.get("query_schema")), written_query(root), None)
+    table = facts.get("table_ident")
+    ident = (table[0], table[1]) if isinstance(table, (list, tuple)) and len(table) == 2 else None
+    output = output_at(location, ctx, schema_from_struct(facts.get("query_schema")), written_query(root), ident)
     if facts.get("mode") == "Overwrite":
         output.lifecycle = "OVERWRITE"
     _add(output, visited)
