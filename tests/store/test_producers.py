@@ -9,7 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.events import parse_event
-from headwater.store import Store, producers, quarantine
+from headwater.store import Store, producers, quarantine, tables
 from tests.store.builders import facet, run_event
 
 JAVA = "https://github.com/OpenLineage/OpenLineage/tree/1.30.0/integration/spark"
@@ -118,3 +118,25 @@ def test_events_last_hour_counts_the_previous_hour_pro_rata(tmp_path: Any) -> No
     # 10:00-10:15 (10) and three quarters of 09:00-10:00 (30).
     assert figures.events_last_hour == 40
     assert figures.events_last_day == 150 and figures.events == 150
+
+
+def test_a_refused_event_with_unstorable_names_is_counted_and_kept(db_url: str) -> None:
+    # A lone surrogate or a NUL makes text no database column takes; the refusal is
+    # still counted (under the names with those characters replaced) and quarantined.
+    with Store.open(db_url) as store:
+        quarantine.keep(
+            store.engine,
+            [
+                quarantine.Refused(
+                    {"producer": "p\x00roducer", "job": {"namespace": "ns\ud800"}}, "bad", "job", 400
+                ),
+            ],
+        )
+        with store.engine.connect() as conn:
+            found = {
+                (f.producer, f.namespace): f
+                for f in producers.read(conn, datetime.now(UTC).replace(tzinfo=None))
+            }
+            kept = conn.execute(sa.select(sa.func.count()).select_from(tables.quarantine)).scalar()
+    assert {k: (f.events, f.rejected) for k, f in found.items()} == {("p\ufffdroducer", "ns?"): (0, 1)}
+    assert kept == 1

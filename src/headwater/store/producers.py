@@ -80,14 +80,19 @@ def hour_of(moment: datetime) -> datetime:
     return moment.replace(minute=0, second=0, microsecond=0)
 
 
+def _storable(value: Any) -> str:
+    """``value`` as text either database stores: a refused event may name its producer
+    or namespace with a lone surrogate or a NUL, which no text column takes."""
+    if not isinstance(value, str):
+        return ""
+    text = value.encode("utf-8", "replace").decode("utf-8").replace("\x00", "\ufffd")
+    return text[:_MAX_PRODUCER]
+
+
 def _key(event: Mapping[str, Any]) -> tuple[str, str]:
-    producer = event.get("producer")
     job = event.get("job")
     namespace = job.get("namespace") if isinstance(job, Mapping) else None
-    return (
-        (producer if isinstance(producer, str) else "")[:_MAX_PRODUCER],
-        namespace if isinstance(namespace, str) else "",
-    )
+    return _storable(event.get("producer")), _storable(namespace)
 
 
 _statements: dict[tuple[str, str], Any] = {}
