@@ -24,7 +24,7 @@ import httpx
 from headwater.client.call import Call
 from headwater.client.retry import Retry
 from headwater.client.session import DEFAULT_URL, Session, next_page
-from headwater.client.surface import Operations
+from headwater.client.surface import AsyncOperations, SyncOperations
 
 __all__ = ["AsyncClient", "Client"]
 
@@ -35,7 +35,7 @@ def _session(url: str, token: str | None, retry: Retry | None, strict: bool) -> 
     return Session(url.rstrip("/"), token or None, retry or Retry(), strict)
 
 
-class Client(Operations):
+class Client(SyncOperations):
     """A blocking client of one headwater server.
 
     ``token`` is sent as ``Authorization: Bearer``; ``timeout`` bounds each
@@ -96,7 +96,7 @@ class Client(Operations):
         self.close()
 
 
-class AsyncClient(Operations):
+class AsyncClient(AsyncOperations):
     """:class:`Client` for asyncio: the same arguments and methods, each awaited.
 
     ``http`` is an ``httpx.AsyncClient`` (one over ``httpx.ASGITransport`` for an

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Generic, ParamSpec, Protocol, TypeVar, overload
+from typing import Any, Generic, ParamSpec, Protocol, TypeVar, overload
 
 from headwater.client.call import Call
 from headwater.client.operations import governance as v2_governance
@@ -20,10 +20,7 @@ from headwater.client.operations import headwater as v2
 from headwater.client.operations import jobs as v1_jobs
 from headwater.client.operations import marquez as v1
 
-if TYPE_CHECKING:
-    from headwater.client.client import AsyncClient, Client
-
-__all__ = ["Operation", "Operations", "Page", "Pages"]
+__all__ = ["AsyncOperations", "Operation", "Operations", "Page", "Pages", "SyncOperations"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -47,9 +44,9 @@ class Operation(Generic[P, T]):
     @overload
     def __get__(self, obj: None, owner: type) -> Operation[P, T]: ...
     @overload
-    def __get__(self, obj: Client, owner: type) -> Callable[P, T]: ...
+    def __get__(self, obj: SyncOperations, owner: type) -> Callable[P, T]: ...
     @overload
-    def __get__(self, obj: AsyncClient, owner: type) -> Callable[P, Awaitable[T]]: ...
+    def __get__(self, obj: AsyncOperations, owner: type) -> Callable[P, Awaitable[T]]: ...
 
     def __get__(self, obj: Any, owner: type) -> Any:
         if obj is None:
@@ -73,9 +70,9 @@ class Pages(Generic[P, I_co]):
     @overload
     def __get__(self, obj: None, owner: type) -> Pages[P, I_co]: ...
     @overload
-    def __get__(self, obj: Client, owner: type) -> Callable[P, Iterator[I_co]]: ...
+    def __get__(self, obj: SyncOperations, owner: type) -> Callable[P, Iterator[I_co]]: ...
     @overload
-    def __get__(self, obj: AsyncClient, owner: type) -> Callable[P, AsyncIterator[I_co]]: ...
+    def __get__(self, obj: AsyncOperations, owner: type) -> Callable[P, AsyncIterator[I_co]]: ...
 
     def __get__(self, obj: Any, owner: type) -> Any:
         if obj is None:
@@ -189,3 +186,11 @@ class Operations:
     producers = Operation(v2.producers)
     health = Operation(v2.health)
     metrics = Operation(v2.metrics)
+
+
+class SyncOperations(Operations):
+    """The operations of a client whose calls return their answers (:class:`Client`)."""
+
+
+class AsyncOperations(Operations):
+    """The operations of a client whose calls return awaitables (:class:`AsyncClient`)."""

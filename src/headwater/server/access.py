@@ -51,6 +51,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from headwater.errors import StoreError
 from headwater.server.audit import AuditLog
 from headwater.server.handlers import error_body
+from headwater.server.principal import Principal
 from headwater.store import access as tokens
 from headwater.store.access import AuditRow
 from headwater.store.transactions import now_utc
@@ -116,19 +117,6 @@ NAMESPACE_FILTERED_READS = frozenset({
     "/api/v2/compliance",
     "/api/v2/producers",
 })
-
-
-@dataclass(frozen=True)
-class Principal:
-    """Who made a request: a token's name and grants, or nobody (``name`` None)."""
-
-    name: str | None
-    scopes: frozenset[str]
-    namespaces: frozenset[str] | None = None
-    authenticated: bool = False
-
-    def may_see(self, namespace: str) -> bool:
-        return self.namespaces is None or namespace in self.namespaces
 
 
 #: Everyone on a server with no token and no ``--api-key``.

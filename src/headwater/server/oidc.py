@@ -38,7 +38,7 @@ from typing import Any
 import httpx
 import jwt
 
-from headwater.server.access import Principal
+from headwater.server.principal import Principal
 from headwater.store.access import SCOPES
 
 __all__ = [
