@@ -17,14 +17,21 @@ from headwater.agent.sources import CapturedDataset
 from headwater.events import facets as F
 from headwater.events.model import PRODUCER
 
-__all__ = ["DECLARED_SCHEMA", "dataset_type", "input_dataset_json", "output_dataset_json"]
+__all__ = [
+    "DATASET_TYPE_SCHEMA",
+    "DECLARED_SCHEMA",
+    "INPUT_FACET_SCHEMA",
+    "dataset_type",
+    "input_dataset_json",
+    "output_dataset_json",
+]
 
 Enabled = Callable[[str], bool]
 
 #: The input facet holding the schema a consumer declares for a topic's value.
 DECLARED_SCHEMA = "declaredSchema"
-_INPUT_FACET_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/InputDatasetFacet"
-_DATASET_TYPE_SCHEMA = (
+INPUT_FACET_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/InputDatasetFacet"
+DATASET_TYPE_SCHEMA = (
     "https://openlineage.io/spec/facets/1-0-1/DatasetTypeDatasetFacet.json#/$defs/DatasetTypeDatasetFacet"
 )
 #: Namespace schemes of file systems and object stores: their datasets are files.
@@ -52,7 +59,7 @@ def _common(ds: CapturedDataset, enabled: Enabled, catalog: Mapping[str, Any] | 
     if enabled("datasetType"):
         facets["datasetType"] = {
             "_producer": PRODUCER,
-            "_schemaURL": _DATASET_TYPE_SCHEMA,
+            "_schemaURL": DATASET_TYPE_SCHEMA,
             "datasetType": dataset_type(ds),
         }
     if ds.fields and enabled("schema"):
@@ -88,7 +95,7 @@ def input_dataset_json(
     if ds.declared_value is not None and enabled(DECLARED_SCHEMA):
         input_facets[DECLARED_SCHEMA] = {
             **F.schema_facet([("value", "struct", ds.declared_value)]),
-            "_schemaURL": _INPUT_FACET_SCHEMA,
+            "_schemaURL": INPUT_FACET_SCHEMA,
         }
     return {
         "namespace": ds.namespace,

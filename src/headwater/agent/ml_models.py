@@ -40,6 +40,7 @@ from headwater import naming
 from headwater.agent.actions import column_sources, plan_datasets
 from headwater.agent.capture import RelationCache, capture_plan
 from headwater.agent.columns import column_lineage
+from headwater.agent.facets import DATASET_TYPE_SCHEMA
 from headwater.agent.ml_description import describe, model_columns
 from headwater.agent.plan import parse_plan
 from headwater.agent.run_model import RunModel, iso_time, uuid7
@@ -55,9 +56,6 @@ logger = logging.getLogger(__name__)
 #: The name of the model dataset facet.
 MODEL_FACET = "model"
 _DATASET_FACET_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetFacet"
-_DATASET_TYPE_SCHEMA = (
-    "https://openlineage.io/spec/facets/1-0-1/DatasetTypeDatasetFacet.json#/$defs/DatasetTypeDatasetFacet"
-)
 _EXPR_ID = re.compile(r'"exprId":\{[^{}]*?"id":(\d+)')
 
 
@@ -319,7 +317,7 @@ class ModelLineage:
         facets: dict[str, Any] = {}
         if enabled("datasetType"):
             facets["datasetType"] = {
-                "_producer": PRODUCER, "_schemaURL": _DATASET_TYPE_SCHEMA, "datasetType": "MODEL"
+                "_producer": PRODUCER, "_schemaURL": DATASET_TYPE_SCHEMA, "datasetType": "MODEL"
             }
         if with_schema and record.fields and enabled("schema"):
             facets["schema"] = F.schema_facet([(n, t, []) for n, t in record.fields])

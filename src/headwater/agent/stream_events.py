@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from headwater.agent.capture import PlanCapture, RelationCache, capture_plan
+from headwater.agent.facets import INPUT_FACET_SCHEMA
 from headwater.agent.plan import PlanNode
 from headwater.agent.run_model import RUN_FACET_SCHEMA, RunModel, iso_time
 from headwater.agent.sources import VisitContext
@@ -46,7 +47,6 @@ logger = logging.getLogger(__name__)
 
 #: The input facet of the Kafka offsets a streaming run read.
 KAFKA_OFFSETS = "kafkaOffsets"
-_INPUT_FACET_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/InputDatasetFacet"
 
 #: Option keys whose values are secrets (a Kafka JAAS config, a password): never kept.
 _SECRET = (
@@ -182,7 +182,7 @@ def _offsets_facet(
             rows.append({**row, "untilOffset": until})
     if not rows:
         return None
-    return {"_producer": PRODUCER, "_schemaURL": _INPUT_FACET_SCHEMA, "partitions": rows}
+    return {"_producer": PRODUCER, "_schemaURL": INPUT_FACET_SCHEMA, "partitions": rows}
 
 
 def _matches(pattern: str, topic: str) -> bool:

@@ -11,7 +11,7 @@ datetimes with ``Z``, as pydantic does), with no model pass.
 
 What it relies on: FastAPI neither validates nor re-encodes a returned
 ``Response`` (its documented behaviour), so the route's response model still
-describes the answer in the OpenAPI document but no longer checks it; a test
+describes the answer in the OpenAPI document but does not check it; a test
 (``tests/api/test_json_answers.py``) validates sampled answers against the
 models and compares them with what the model pass would have written.
 """
