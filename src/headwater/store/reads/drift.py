@@ -41,6 +41,8 @@ class DriftFilter:
     #: Only drifts of datasets in these namespaces (and consumers in them).
     scope: NamespaceScope = EVERYTHING
     kind: DriftKind | None = None
+    #: Only drifts of these datasets (the root-cause answer asks for an upstream's).
+    dataset_ids: tuple[int, ...] | None = None
 
 
 def _version_drifts(where: DriftFilter) -> sa.Select[Any]:
@@ -115,6 +117,8 @@ def _common(
         out.append(changed_at < naive(where.until))
     if where.dataset_id is not None:
         out.append(dataset_id == where.dataset_id)
+    if where.dataset_ids is not None:
+        out.append(dataset_id.in_(where.dataset_ids))
     if where.breaking is not None:
         out.append(breaking == where.breaking)
     return out
