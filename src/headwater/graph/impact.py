@@ -50,8 +50,10 @@ __all__ = [
     "ImpactFilter",
     "ImpactSource",
     "ImpactedNode",
+    "Start",
     "edge_impact",
     "impact",
+    "impact_from",
     "to_csv",
 ]
 
@@ -233,6 +235,23 @@ class _Walk:
         return () if state is None else self.paths[state]
 
 
+@dataclass(frozen=True, slots=True)
+class Start:
+    """Where a walk begins: the changed ``node`` (a dataset or a column) and ``columns``,
+    the fields the change is in (the column walk's roots).
+
+    ``through`` limits the first column step to these jobs (a change only one consumer
+    sees, as a contract drift's), in the table walk too. The table walk out of a
+    dataset ``node`` never leaves through a job in ``covered`` (readers whose column
+    lineage says which columns they use).
+    """
+
+    node: str
+    columns: tuple[str, ...]
+    through: frozenset[str] | None = None
+    covered: frozenset[str] = frozenset()
+
+
 def impact(
     source: ImpactSource,
     start: str,
@@ -245,10 +264,6 @@ def impact(
 
     ``tables`` (the table-lineage source) is walked too when ``start`` is a dataset.
     """
-    if depth < 0:
-        raise ValueError("depth must be >= 0")
-    if max_nodes < 1:
-        raise ValueError("max_nodes must be >= 1")
     node = NodeId.parse(start)
     if node.type is NodeType.DATASET_FIELD:
         roots = [str(node)]
@@ -256,23 +271,48 @@ def impact(
         roots = sorted(source.fields_of([str(node)]))
     else:
         raise ValueError(f"impact starts at a dataset or a dataset field, not {start!r}")
+    return impact_from(source, Start(str(node), tuple(roots)), depth, max_nodes, filters, tables)
+
+
+def impact_from(
+    source: ImpactSource,
+    start: Start,
+    depth: int,
+    max_nodes: int = 1_000,
+    filters: ImpactFilter | None = None,
+    tables: NeighbourSource | None = None,
+) -> ImpactAnswer:
+    """What a change to ``start.columns`` reaches within ``depth`` jobs (see :class:`Start`).
+
+    ``tables`` is walked too when ``start.node`` is a dataset.
+    """
+    if depth < 0:
+        raise ValueError("depth must be >= 0")
+    if max_nodes < 1:
+        raise ValueError("max_nodes must be >= 1")
+    node = NodeId.parse(start.node)
+    roots = sorted(set(start.columns))
     state = _Walk(filters or ImpactFilter(), max_nodes)
     state.excluded = {str(node), str(node.dataset_id), *roots}
-    _column_walk(source, state, roots, depth)
+    _column_walk(source, state, roots, depth, start.through)
     if node.type is NodeType.DATASET and tables is not None:
         if Impact.DIRECT in state.filters.kinds:
-            _table_walk(tables, state, str(node), depth)
+            _table_walk(tables, state, str(node), depth, start)
     nodes = []
     for node_id, arrival in state.best.items():
         hops = state.hops(arrival.state) + arrival.tail
-        nodes.append(
-            ImpactedNode(node_id, _type_of(node_id), arrival.depth, arrival.impact, hops)
-        )
+        nodes.append(ImpactedNode(node_id, _type_of(node_id), arrival.depth, arrival.impact, hops))
     nodes.sort(key=lambda n: (n.depth, n.type.value, n.id))
     return ImpactAnswer(str(node), depth, tuple(nodes), state.truncated)
 
 
-def _column_walk(source: ImpactSource, walk: _Walk, roots: list[str], depth: int) -> None:
+def _column_walk(
+    source: ImpactSource,
+    walk: _Walk,
+    roots: list[str],
+    depth: int,
+    through: frozenset[str] | None = None,
+) -> None:
     frontier: list[_State] = []
     for root in roots:
         walk.paths[(root, Impact.DIRECT)] = ()
@@ -286,6 +326,8 @@ def _column_walk(source: ImpactSource, walk: _Walk, roots: list[str], depth: int
         arrivals: dict[_State, tuple[_State, Hop]] = {}
         for near in frontier:
             for edge in out_of.get(near[0], ()):
+                if level == 1 and through is not None and edge.via not in through:
+                    continue
                 kind = edge_impact(edge)
                 if not walk.filters.admits(edge.downstream, edge.via, kind):
                     continue
@@ -354,8 +396,17 @@ def _fanned_out(source: ImpactSource, fields: list[str]) -> list[Edge]:
     return result
 
 
-def _table_walk(tables: NeighbourSource, walk: _Walk, start: str, depth: int) -> None:
-    """Dataset -> job -> dataset, ``2 * depth`` edges; adds only what columns did not reach."""
+def _table_walk(
+    tables: NeighbourSource,
+    walk: _Walk,
+    start: str,
+    depth: int,
+    first: Start | None = None,
+) -> None:
+    """Dataset -> job -> dataset, ``2 * depth`` edges; adds only what columns did not reach.
+
+    ``first`` says which readers of ``start`` the walk may leave it through.
+    """
     came_from: dict[str, str | None] = {start: None}
     frontier = [start]
     for distance in range(1, 2 * depth + 1):
@@ -367,6 +418,8 @@ def _table_walk(tables: NeighbourSource, walk: _Walk, start: str, depth: int) ->
             if edge.upstream not in came_from or far in came_from:
                 continue
             job = far if far.startswith("job:") else edge.upstream
+            if distance == 1 and first is not None and not _may_leave(first, far):
+                continue
             if not walk.filters.admits(far, job, Impact.DIRECT):
                 continue
             if not walk.room_for([far]):
@@ -379,6 +432,10 @@ def _table_walk(tables: NeighbourSource, walk: _Walk, start: str, depth: int) ->
         frontier = next_frontier
 
 
+def _may_leave(start: Start, job: str) -> bool:
+    return job not in start.covered and (start.through is None or job in start.through)
+
+
 def _table_hops(came_from: dict[str, str | None], node_id: str) -> tuple[Hop, ...]:
     """The table path to ``node_id``: one hop per job between datasets, and a last step
     into a job when the path ends at one."""
@@ -386,9 +443,7 @@ def _table_hops(came_from: dict[str, str | None], node_id: str) -> tuple[Hop, ..
     while (previous := came_from[ids[-1]]) is not None:
         ids.append(previous)
     ids.reverse()
-    hops = [
-        Hop(ids[i], ids[i + 2], ids[i + 1], Impact.DIRECT) for i in range(0, len(ids) - 2, 2)
-    ]
+    hops = [Hop(ids[i], ids[i + 2], ids[i + 1], Impact.DIRECT) for i in range(0, len(ids) - 2, 2)]
     if len(ids) % 2 == 0:
         hops.append(Hop(ids[-2], ids[-1], None, Impact.DIRECT))
     return tuple(hops)
