@@ -11,36 +11,17 @@ from __future__ import annotations
 
 import pyspark
 
+from headwater.spark_connectors import BUILDS
+
 __all__ = ["CONNECTORS", "DELTA", "ICEBERG", "KAFKA", "POSTGRES_JDBC", "SPARK_LINE", "lakehouse_conf"]
 
 #: ``"4.1"``, ``"4.0"``, ``"3.5"``, ...: the Spark line of the installed PySpark.
 SPARK_LINE = ".".join(pyspark.__version__.split(".")[:2])
 
-#: The connector builds per Spark line. A line not listed (PySpark 4.3) has none on
-#: Maven Central: its sessions get the PostgreSQL driver only, so the tests that need
-#: no connector run there.
-_BUILDS: dict[str, dict[str, str]] = {
-    "4.1": {
-        "iceberg": "org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.11.0",
-        # 4.1.0: the Delta release built for Spark 4.1 (later ones add Unity Catalog's kernel).
-        "delta": "io.delta:delta-spark_4.1_2.13:4.1.0",
-        # 4.1.1: the only 4.1 build whose Kafka token provider is on Maven Central.
-        "kafka": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.1.1",
-    },
-    "4.0": {
-        "iceberg": "org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.10.0",
-        "delta": "io.delta:delta-spark_2.13:4.0.0",
-        # 4.0.0: the newest build of the connector that resolves on Maven Central.
-        "kafka": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.0.0",
-    },
-    "3.5": {
-        "iceberg": "org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.10.0",
-        "delta": "io.delta:delta-spark_2.12:3.3.2",
-        "kafka": "org.apache.spark:spark-sql-kafka-0-10_2.12:3.5.7",
-    },
-}
-
-_LINE = _BUILDS.get(SPARK_LINE, {})
+#: The connector builds of this line (none for a line without builds on Maven Central,
+#: such as PySpark 4.3: its sessions get the PostgreSQL driver only, so the tests that
+#: need no connector run there).
+_LINE = BUILDS.get(SPARK_LINE, {})
 ICEBERG = _LINE.get("iceberg", "")
 DELTA = _LINE.get("delta", "")
 KAFKA = _LINE.get("kafka", "")
