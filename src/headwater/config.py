@@ -88,6 +88,11 @@ setting                     environment variable                  meaning (defau
                                                                   the JWT sees (none: all)
 ``oidc_name_claim``         ``HEADWATER_OIDC_NAME_CLAIM``         the claim naming the caller in
                                                                   the audit log (``sub``)
+``namespace_rules``         ``HEADWATER_NAMESPACE_RULES``         a TOML file of namespace rules
+                                                                  mapping every producer's dataset
+                                                                  names to one spelling (none:
+                                                                  names as sent); see
+                                                                  docs/namespaces.md
 ==========================  ====================================  ================================
 
 A test keeps this table, :class:`Settings` and ``headwater serve --help`` in
@@ -161,6 +166,7 @@ class Settings:
     oidc_scopes_claim: str = "scope"
     oidc_namespaces_claim: str | None = None
     oidc_name_claim: str = "sub"
+    namespace_rules: Path | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -291,7 +297,7 @@ def _convert(name: str, raw: str) -> Any:
         if lowered in _FALSE:
             return False
         raise ConfigError(f"{var} must be true or false, got {raw!r}")
-    if name in {"data_dir", "audit_file", "connect_state"}:
+    if name in {"data_dir", "audit_file", "connect_state", "namespace_rules"}:
         return Path(raw)
     return raw
 

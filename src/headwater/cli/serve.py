@@ -127,6 +127,10 @@ _OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--oidc-name-claim", "oidc_name_claim"), {
         "metavar": "CLAIM", "help": "The claim naming the caller in the audit log. "
         "[HEADWATER_OIDC_NAME_CLAIM; sub]"}),
+    (("--namespace-rules", "namespace_rules"), {
+        "type": click.Path(dir_okay=False, path_type=Path), "metavar": "FILE",
+        "help": "A TOML file of namespace rules mapping every producer's dataset names to "
+        "one spelling (docs/namespaces.md). [HEADWATER_NAMESPACE_RULES; none]"}),
 ]
 
 

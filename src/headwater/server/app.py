@@ -37,7 +37,21 @@ def open_store(settings: Settings) -> Store:
         from pathlib import Path
 
         Path(url[len("sqlite:///") :]).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    return Store.open(url, migrate=True)
+    store = Store.open(url, migrate=True)
+    if settings.namespace_rules is not None:
+        from headwater.store.namespace_rules import load_rules
+
+        try:
+            rules = load_rules(settings.namespace_rules)
+        except BaseException:
+            store.close()
+            raise
+    else:
+        rules = None
+    changed = store.use_namespace_rules(rules)
+    if changed is not None:
+        logger.warning("%s", changed)
+    return store
 
 
 def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
@@ -85,6 +99,10 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.store = active_store
     app.state.access = access
+    # Records' JSON reused between answers while the store does not change.
+    from headwater.server.record_fragments import RecordFragments
+
+    app.state.record_fragments = RecordFragments()
     install_handlers(app)
     _include_routes(app)
     # The ingestion POSTs are served by one ASGI handler in front of the routing
@@ -197,6 +215,7 @@ def _include_routes(app: FastAPI) -> None:
         quality,
         quarantine,
         readers,
+        root_cause,
         run_writes,
         runs,
         search,
@@ -221,6 +240,7 @@ def _include_routes(app: FastAPI) -> None:
     app.include_router(drift.router)
     app.include_router(quality.router)
     app.include_router(readers.router)
+    app.include_router(root_cause.router)
     app.include_router(classification.router)
     app.include_router(classification_writes.router)
     app.include_router(access.router)

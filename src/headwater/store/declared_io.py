@@ -25,6 +25,7 @@ from headwater.events import ParsedEvent
 from headwater.store import current_io
 from headwater.store import tables as t
 from headwater.store.keys import DatasetKey, dataset_key
+from headwater.store.namespace_rules import Normaliser
 from headwater.store.reads.common import dataset_ids, job_ids
 
 __all__ = ["record"]
@@ -32,7 +33,8 @@ __all__ = ["record"]
 _jd, _jdio = t.job_declarations, t.job_declared_io
 
 
-def _declarations(events: Iterable[ParsedEvent]) -> dict[DatasetKey, ParsedEvent]:
+def _declarations(events: Iterable[ParsedEvent],
+                  names: Normaliser | None) -> dict[DatasetKey, ParsedEvent]:
     """Each job's latest declaring event among ``events``."""
     latest: dict[DatasetKey, ParsedEvent] = {}
     for ev in events:
@@ -40,21 +42,28 @@ def _declarations(events: Iterable[ParsedEvent]) -> dict[DatasetKey, ParsedEvent
             continue
         if "inputs" not in ev.event and "outputs" not in ev.event:
             continue
-        old = latest.get(ev.job)
+        job = ev.job
+        if names is not None:
+            job = (names.rules.job_namespace(job[0]), job[1])
+        old = latest.get(job)
         if old is None or (ev.time, ev.event_hash) > (old.time, old.event_hash):
-            latest[ev.job] = ev
+            latest[job] = ev
     return latest
 
 
-def _datasets(event: dict[str, Any], direction: str) -> list[DatasetKey]:
+def _datasets(event: dict[str, Any], direction: str,
+              names: Normaliser | None) -> list[DatasetKey]:
     items = event.get(f"{direction}s") or ()
-    return [dataset_key(item, f"{direction}s[{i}]") for i, item in enumerate(items)]
+    keys = [dataset_key(item, f"{direction}s[{i}]") for i, item in enumerate(items)]
+    return keys if names is None else [names.dataset(key) for key in keys]
 
 
-def record(conn: sa.Connection, events: Iterable[ParsedEvent]) -> None:
+def record(conn: sa.Connection, events: Iterable[ParsedEvent],
+           names: Normaliser | None = None) -> None:
     """Store the declarations of the JobEvents among ``events`` (new events, their
-    jobs and datasets already written) that are newer than the stored ones."""
-    latest = _declarations(events)
+    jobs and datasets already written) that are newer than the stored ones; dataset
+    names mapped by the namespace rules ``names``, as the facts were."""
+    latest = _declarations(events, names)
     if not latest:
         return
     jobs = job_ids(conn, list(latest))
@@ -74,7 +83,7 @@ def record(conn: sa.Connection, events: Iterable[ParsedEvent]) -> None:
         io = [
             (direction, dataset)
             for direction in (current_io.INPUT, current_io.OUTPUT)
-            for dataset in _datasets(ev.event, direction)
+            for dataset in _datasets(ev.event, direction, names)
         ]
         ids = dataset_ids(conn, [dataset for _, dataset in io])
         conn.execute(_jdio.delete().where(_jdio.c.job_id == job_id))

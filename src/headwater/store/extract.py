@@ -29,6 +29,7 @@ from headwater.store.keys import (
     text_or_none,
 )
 from headwater.store.merge import MergeRule, merge_into
+from headwater.store.namespace_rules import Normaliser
 
 __all__ = ["DECLARED_SCHEMA", "Facts"]
 
@@ -66,11 +67,16 @@ class Facts:
     lineage: dict[DatasetKey, list[dict[str, Any]]] = field(default_factory=dict)
     #: (dataset, run uuid) of each input carrying a ``declaredSchema`` input facet.
     declared_inputs: set[tuple[DatasetKey, str]] = field(default_factory=set)
+    #: The namespace rules mapping each name an event carries (None: names as sent).
+    names: Normaliser | None = None
 
     @classmethod
-    def of(cls, events: Iterable[ParsedEvent]) -> Facts:
-        """The finished facts of ``events``."""
-        facts = cls()
+    def of(cls, events: Iterable[ParsedEvent], names: Normaliser | None = None) -> Facts:
+        """The finished facts of ``events``, their names mapped by ``names``."""
+        facts = cls(names=names)
+        if names is not None:
+            events = list(events)
+            names.learn(ev.event for ev in events)
         for ev in events:
             facts.add(ev)
         facts.finish()
@@ -145,7 +151,7 @@ class Facts:
         event = ev.event
         if ev.kind == "dataset":
             dataset = event["dataset"]
-            key = self._dataset(dataset_key(dataset, "dataset"), t)
+            key = self._dataset(self._named(dataset_key(dataset, "dataset"), t), t)
             self._mentions(dataset_node(*key), ev)
             version = dataset_version_uuid(key[0], key[1], f"event:{h}")
             self._version(version, key, None, t)
@@ -153,6 +159,8 @@ class Facts:
             return
         assert ev.job is not None
         job = ev.job
+        if self.names is not None and self.names.rules.job_renames:
+            job = (self.names.rules.job_namespace(job[0]), job[1])
         self.put(rules.JOBS, job,
                  {"namespace": job[0], "name": job[1], "created_at": t, "updated_at": t})
         self.touched_jobs.add(job)
@@ -162,7 +170,7 @@ class Facts:
         self._facet_rows("job", job_node(*job), "", job_facets, ev)
         self._tags(job_node(*job), job_facets.get("tags"), ev, None)
         if ev.run_uuid is not None:
-            self._run(ev)
+            self._run(ev, job)
             self._mentions(run_node(ev.run_uuid), ev)
             run_facets = facets_of(event["run"], "facets")
             self._facet_rows("run", run_node(ev.run_uuid), "", run_facets, ev)
@@ -172,7 +180,7 @@ class Facts:
                 self._facet_rows("job", job_node(*job), ev.run_uuid,
                                  {"sourceCodeLocation": location}, ev)
         for i, item in enumerate(event.get("inputs") or ()):
-            key = self._dataset(dataset_key(item, f"inputs[{i}]"), t)
+            key = self._dataset(self._named(dataset_key(item, f"inputs[{i}]"), t), t)
             self._mentions(dataset_node(*key), ev)
             self._dataset_facets(key, facets_of(item, "facets"), None, ev)
             input_facets = facets_of(item, "inputFacets")
@@ -184,7 +192,7 @@ class Facts:
                          {"run_uuid": ev.run_uuid, "dataset": key, "created_at": t,
                           "updated_at": t})
         for i, item in enumerate(event.get("outputs") or ()):
-            key = self._dataset(dataset_key(item, f"outputs[{i}]"), t)
+            key = self._dataset(self._named(dataset_key(item, f"outputs[{i}]"), t), t)
             self._mentions(dataset_node(*key), ev)
             version = None
             if ev.run_uuid is not None:
@@ -198,6 +206,17 @@ class Facts:
                              facets_of(item, "outputFacets"), ev)
 
     # -- pieces ----------------------------------------------------------------------
+
+    def _named(self, key: DatasetKey, t: datetime, last: datetime | None = None) -> DatasetKey:
+        """``key`` mapped by the namespace rules; a changed name is kept as an alias."""
+        if self.names is None:
+            return key
+        named = self.names.dataset(key)
+        if named != key:
+            self.put(rules.DATASET_ALIASES, key, {
+                "namespace": key[0], "name": key[1], "dataset": named, "created_at": t,
+                "updated_at": last or t})
+        return named
 
     def _mentions(self, subject: str, ev: ParsedEvent) -> None:
         self.subjects[(subject, ev.event_hash)] = {
@@ -223,13 +242,13 @@ class Facts:
                   "updated_at": t})
         self._touch(key, "current_version_uuid")
 
-    def _run(self, ev: ParsedEvent) -> None:
-        assert ev.run_uuid is not None and ev.job is not None
+    def _run(self, ev: ParsedEvent, job: DatasetKey) -> None:
+        assert ev.run_uuid is not None
         state = ev.event_type
         rank = 2 if state in TERMINAL_STATES else 1 if state in ACTIVE_STATES else 0
         self.put(rules.RUNS, ev.run_uuid, {
             "uuid": ev.run_uuid,
-            "job": ev.job,
+            "job": job,
             "state": state if rank else None,
             "state_rank": rank,
             "state_time": ev.time,
@@ -281,8 +300,11 @@ class Facts:
             for ident in _items(symlinks.get("identifiers")):
                 if isinstance(ident, dict) and isinstance(ident.get("namespace"), str) \
                         and isinstance(ident.get("name"), str):
-                    self.put(rules.DATASET_SYMLINKS, (key, ident["namespace"], ident["name"]), {
-                        "dataset": key, "namespace": ident["namespace"], "name": ident["name"],
+                    link = (ident["namespace"], ident["name"])
+                    if self.names is not None:
+                        link = self.names.symlink(link)
+                    self.put(rules.DATASET_SYMLINKS, (key, *link), {
+                        "dataset": key, "namespace": link[0], "name": link[1],
                         "type": str(ident.get("type") or ""), "created_at": t, "updated_at": t})
         self._column_lineage(key, facets.get("columnLineage"), ev)
         self._tags(dataset_node(*key), facets.get("tags"), ev, key)
@@ -336,8 +358,9 @@ class Facts:
                 and isinstance(named[1], str) else None
             if source_key is None:
                 try:
-                    source_key = self._dataset(
-                        dataset_key(source, "columnLineage.inputFields"), first, last)
+                    source_key = self._dataset(self._named(
+                        dataset_key(source, "columnLineage.inputFields"), first, last),
+                        first, last)
                 except EventError:
                     continue  # a malformed edge is dropped, the event is kept
                 source_keys[named] = source_key

@@ -9,6 +9,7 @@ __all__ = [
     "BY_TABLE",
     "COLUMN_LINEAGE",
     "DATASETS",
+    "DATASET_ALIASES",
     "DATASET_SYMLINKS",
     "DATASET_VERSIONS",
     "FACETS",
@@ -32,6 +33,8 @@ DATASETS = MergeRule(t.datasets, ("namespace_id", "name"))
 DATASET_SYMLINKS = MergeRule(
     t.dataset_symlinks, ("dataset_id", "namespace", "name"), least=("created_at", "type")
 )
+# A raw name maps to one dataset under one rule set; a rule change is a rebuild.
+DATASET_ALIASES = MergeRule(t.dataset_aliases, ("namespace", "name"))
 JOBS = MergeRule(t.jobs, ("namespace_id", "name"))
 JOB_VERSIONS = MergeRule(t.job_versions, ("uuid",))
 RUNS = MergeRule(
@@ -76,4 +79,4 @@ TAG_ASSIGNMENTS = MergeRule(
 #: Each rule by its table's name.
 BY_TABLE = {rule.table.name: rule for rule in (
     NAMESPACES, SOURCES, DATASETS, DATASET_SYMLINKS, JOBS, JOB_VERSIONS, RUNS, DATASET_VERSIONS,
-    RUN_INPUTS, RUN_OUTPUTS, FACETS, COLUMN_LINEAGE, TAGS, TAG_ASSIGNMENTS)}
+    RUN_INPUTS, RUN_OUTPUTS, FACETS, COLUMN_LINEAGE, TAGS, TAG_ASSIGNMENTS, DATASET_ALIASES)}

@@ -43,6 +43,7 @@ from headwater.store import dialects, producers, retention
 from headwater.store import tables as t
 from headwater.store.checkpoint import WalCheckpointer
 from headwater.store.extract import Facts
+from headwater.store.namespace_rules import NamespaceRules, Normaliser
 from headwater.store.transactions import WriteConflict, write_lock_path, write_transaction
 from headwater.store.writer import Writer
 
@@ -174,7 +175,7 @@ class Store:
         results: list[RecordResult] = []
         for start in range(0, len(events), LOT_EVENTS):
             part = list(events[start:start + LOT_EVENTS])
-            lot = _Lot(part, _facts_or_none(part))
+            lot = _Lot(part, _facts_or_none(part, self._writer.names))
             self._submit(lot)
             if lot.error is not None:
                 raise lot.error
@@ -191,6 +192,37 @@ class Store:
                 RecordResult(ev.event_hash, refused=reason.format(ev.time.isoformat() + "Z"),
                              field="eventTime")
                 for ev in events]
+
+    def use_namespace_rules(self, rules: NamespaceRules | None) -> str | None:
+        """Map the names of every event recorded from now on by ``rules`` (None: as sent).
+
+        Returns a sentence when the stored tables were derived with other rules
+        (they keep their names until a rebuild), else None.
+        """
+        from headwater.store import aliases
+
+        try:
+            changed = aliases.rules_change(self.engine, rules)
+            if rules is None:
+                self._writer.names = None
+                return changed
+            with self.engine.connect() as conn:
+                known = list(aliases.symlinks(conn)) if rules.resolve_symlinks else []
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot read the namespace rules in force: {exc}") from exc
+        self._writer.names = Normaliser(rules, known)
+        return changed
+
+    @property
+    def namespace_rules(self) -> NamespaceRules | None:
+        """The rules names are mapped by (see :meth:`use_namespace_rules`)."""
+        return self._writer.names.rules if self._writer.names is not None else None
+
+    def learn_symlinks(self, events: Sequence[dict[str, object]]) -> None:
+        """Add the symlinks ``events`` carry to the symlink rule's index (a rebuild's
+        first pass, so a table named before its location joins it all the same)."""
+        if self._writer.names is not None:
+            self._writer.names.learn(events)
 
     def retention_floor(self) -> datetime | None:
         """The event time before which events are refused (None: retention never ran)."""
@@ -343,10 +375,10 @@ class Store:
             raise StoreError(f"database read failed: {exc}") from exc
 
 
-def _facts_or_none(events: list[ParsedEvent]) -> Facts | None:
+def _facts_or_none(events: list[ParsedEvent], names: Normaliser | None) -> Facts | None:
     """The facts of ``events``, or None if an event breaks their extraction (isolated later)."""
     try:
-        return Facts.of(events)
+        return Facts.of(events, names)
     except Exception:  # noqa: BLE001 - the transaction finds which event it was
         return None
 

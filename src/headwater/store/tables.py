@@ -148,6 +148,29 @@ dataset_symlinks = sa.Table(
     sa.Index("ix_dataset_symlinks_namespace_name", "namespace", "name"),
 )
 
+# The names events gave a dataset before the namespace rules mapped them
+# (store/namespace_rules.py): reads asked by such a name answer with the dataset.
+dataset_aliases = sa.Table(
+    "dataset_aliases",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("namespace", sa.Text(), nullable=False),
+    sa.Column("name", sa.Text(), nullable=False),
+    sa.Column("dataset_id", sa.ForeignKey("datasets.id"), nullable=False, index=True),
+    *_times(),
+    sa.UniqueConstraint("namespace", "name"),
+)
+
+# The namespace rules the derived tables follow (one row; none: names as sent).
+namespace_rules_applied = sa.Table(
+    "namespace_rules_applied",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("fingerprint", sa.String(64), nullable=False),
+    sa.Column("rules", sa.Text(), nullable=False),
+    sa.Column("applied_at", sa.DateTime(), nullable=False),
+)
+
 # Current fields of each dataset: a function of ``datasets.fields``.
 fields = sa.Table(
     "fields",

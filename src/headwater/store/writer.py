@@ -26,6 +26,7 @@ from headwater.store.driver.bulk import copy_rows
 from headwater.store.chunking import chunks
 from headwater.store.extract import Facts
 from headwater.store.keys import DatasetKey
+from headwater.store.namespace_rules import Normaliser
 from headwater.store.statements import IdCache, Statements
 
 __all__ = ["Writer", "event_rows"]
@@ -54,6 +55,8 @@ class Writer:
         self._caches = (self.namespace_ids, self.dataset_ids, self.job_ids, self.tag_ids)
         self._insert_event_plain = dialects.insert(dialect_name, t.events).on_conflict_do_nothing()
         self._insert_event = self._insert_event_plain.returning(t.events.c.event_hash)
+        #: The namespace rules every batch's names go through (None: names as sent).
+        self.names: Normaliser | None = None
 
     def commit(self) -> None:
         for cache in self._caches:
@@ -112,10 +115,10 @@ class Writer:
         if prepared is not None and len(new) == len(unique):
             facts = prepared
         else:
-            facts = Facts.of(new)
+            facts = Facts.of(new, self.names)
         self._write_facts(conn, facts)
         derive.after_batch(conn, self.sql, self.dataset_ids, facts)
-        declared_io.record(conn, new)
+        declared_io.record(conn, new, self.names)
         return {ev.event_hash for ev in new}
 
     def _count_arrivals(self, conn: sa.Connection, arrived: Iterable[ParsedEvent],
@@ -162,6 +165,10 @@ class Writer:
             ("source", "source_dataset_id", ds)))
         self.sql.upsert(conn, rules.TAG_ASSIGNMENTS, _with_ids(
             facts.table_rows(rules.TAG_ASSIGNMENTS), ("tag", "tag_id", tag)))
+        aliases = facts.table_rows(rules.DATASET_ALIASES)
+        if aliases:
+            self.sql.upsert(conn, rules.DATASET_ALIASES,
+                            _with_ids(aliases, ("dataset", "dataset_id", ds)))
         self.sql.upsert(conn, rules.FACETS, list(facts.table_rows(rules.FACETS).values()))
         if not facts.subjects:
             return

@@ -1,0 +1,85 @@
+"""The store's side of the namespace rules: aliases, symlinks, the rule set in force.
+
+* :func:`resolve` -- the dataset a name as sent became (``dataset_aliases``),
+  for reads asked by that name;
+* :func:`symlinks` -- every (identifier, dataset) the store holds, the start of
+  a :class:`~headwater.store.namespace_rules.Normaliser`'s symlink index;
+* :func:`rules_change` -- whether the rules configured now are the ones the
+  derived tables follow (``namespace_rules_applied``); a store without events
+  takes the configured rules as its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import sqlalchemy as sa
+
+from headwater.store import tables as t
+from headwater.store.namespace_rules import NamespaceRules
+from headwater.store.transactions import now_utc, write_transaction
+
+__all__ = ["any_aliases", "record_rules", "resolve", "rules_change", "symlinks"]
+
+_ds, _ns, _al = t.datasets, t.namespaces, t.dataset_aliases
+
+
+def symlinks(conn: sa.Connection) -> Iterator[tuple[tuple[str, str], tuple[str, str]]]:
+    """Each ((identifier namespace, name), (dataset namespace, name)) of ``dataset_symlinks``."""
+    query = (sa.select(t.dataset_symlinks.c.namespace, t.dataset_symlinks.c.name,
+                       _ns.c.name.label("dataset_namespace"), _ds.c.name.label("dataset_name"))
+             .join(_ds, _ds.c.id == t.dataset_symlinks.c.dataset_id)
+             .join(_ns, _ns.c.id == _ds.c.namespace_id))
+    for row in conn.execute(query):
+        yield (row.namespace, row.name), (row.dataset_namespace, row.dataset_name)
+
+
+def any_aliases(conn: sa.Connection) -> bool:
+    """Whether any name was mapped to another (reads then look aliases up)."""
+    return conn.scalar(sa.select(_al.c.id).limit(1)) is not None
+
+
+def resolve(conn: sa.Connection, namespace: str, name: str) -> tuple[str, str] | None:
+    """The dataset ``namespace``/``name`` became, when it is an alias and not a dataset itself."""
+    exists = conn.scalar(
+        sa.select(_ds.c.id).join(_ns, _ns.c.id == _ds.c.namespace_id)
+        .where(_ns.c.name == namespace, _ds.c.name == name))
+    if exists is not None:
+        return None
+    row = conn.execute(
+        sa.select(_ns.c.name.label("namespace"), _ds.c.name)
+        .select_from(_al.join(_ds, _ds.c.id == _al.c.dataset_id)
+                     .join(_ns, _ns.c.id == _ds.c.namespace_id))
+        .where(_al.c.namespace == namespace, _al.c.name == name)).first()
+    return (row.namespace, row.name) if row is not None else None
+
+
+def rules_change(engine: sa.Engine, rules: NamespaceRules | None) -> str | None:
+    """A sentence saying the store's tables follow other rules than ``rules``; None if not.
+
+    A store holding no event yet records ``rules`` as the ones it follows.
+    """
+    applied = t.namespace_rules_applied
+    with engine.connect() as conn:
+        stored = conn.execute(sa.select(applied.c.fingerprint)).scalar()
+        empty = conn.scalar(sa.select(t.events.c.event_hash).limit(1)) is None
+    configured = rules.fingerprint if rules is not None else None
+    if stored == configured:
+        return None
+    if empty:
+        record_rules(engine, rules)
+        return None
+    return (f"the namespace rules changed since this store was derived (store: "
+            f"{stored or 'no rules'}, configured: {configured or 'no rules'}): new events "
+            "follow the configured rules, stored ones keep the old names until "
+            "`headwater rebuild --from-raw --namespace-rules FILE` derives the store again")
+
+
+def record_rules(engine: sa.Engine, rules: NamespaceRules | None) -> None:
+    """Record ``rules`` as the ones the derived tables follow (after a rebuild)."""
+    applied = t.namespace_rules_applied
+    with write_transaction(engine) as conn:
+        conn.execute(applied.delete())
+        if rules is not None:
+            conn.execute(applied.insert().values(
+                id=1, fingerprint=rules.fingerprint, rules=rules.source, applied_at=now_utc()))
