@@ -128,6 +128,11 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     from headwater.server.access import AccessGate
 
     app.add_middleware(AccessGate, access=access)
+    # Outside the gate: a dataset's raw name is rewritten to its own before the gate
+    # checks the namespace it lives in.
+    from headwater.server.dataset_aliases import DatasetAliases
+
+    app.add_middleware(DatasetAliases, store=active_store)
     # Outside the gate too, so its refusals carry the headers as well.
     from headwater.server.security_headers import SecurityHeaders
 
