@@ -36,6 +36,7 @@ _COMMANDS: dict[str, str] = {
     "readers": "headwater.cli.readers:readers",
     "rebuild": "headwater.cli.backup:rebuild",
     "retention": "headwater.cli.retention:retention",
+    "root-cause": "headwater.cli.root_cause:root_cause",
     "search": "headwater.cli.search:search",
     "sample": "headwater.cli.sample:sample",
     "serve": "headwater.cli.serve:serve",
