@@ -1,0 +1,227 @@
+"""Duplicate work: jobs whose output columns are computed the same way.
+
+Every output column a job writes has a **fingerprint**: the set of its input columns,
+each with how it is used (OpenLineage transformation type and subtype), normalised
+-- the output's own name, the job's name, descriptions and the order of inputs do
+not count, and the type and subtype are upper-cased. A dataset-level entry of the
+``columnLineage`` facet (a filter or join key affecting the whole dataset) counts as
+an input of every column of its target, so filters are in the fingerprint however
+the producer reports them.
+
+The fingerprint has two parts: the **value** part (the DIRECT inputs: what the value
+is computed from, and whether as IDENTITY, TRANSFORMATION or AGGREGATION) and the
+**rows** part (the INDIRECT inputs: FILTER, JOIN, GROUP_BY, SORT, WINDOW,
+CONDITIONAL -- which rows and groups there are). Two columns with equal
+fingerprints are the same computation; two with equal value parts only compute the
+same thing over different rows (another filter, another join).
+
+For a pair of jobs, each side's **share** is the fraction of its fingerprinted
+columns that have an equal column on the other side, and its **value share** the
+fraction that have a column with an equal value part. The pair is:
+
+* ``equal`` -- every column of each has an equal column in the other;
+* ``contains`` -- every column of one (``contained``) has an equal column in the
+  other, which writes more;
+* ``partial`` -- anything else: some columns match, or only their values do (the
+  same query with another filter).
+
+A column with no input column (a literal, a generated id) has no fingerprint and is
+left out of both counts. Column lineage holds no literal: two filters on the same
+column with different constants (``status = 'paid'`` and ``status = 'open'``)
+leave equal fingerprints, and such jobs are reported ``equal``.
+
+Pairs are found through an index from fingerprints to columns, so only jobs that
+share at least one value part are compared.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+__all__ = [
+    "ColumnInput",
+    "DuplicatePair",
+    "Fingerprint",
+    "JobShare",
+    "OutputColumn",
+    "Relation",
+    "duplicates",
+    "fingerprints",
+]
+
+
+class Relation(enum.Enum):
+    EQUAL = "equal"
+    CONTAINS = "contains"
+    PARTIAL = "partial"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class ColumnInput:
+    """One input of an output column: a field of a dataset (``dataset`` a node id; an
+    empty ``field`` for a dataset-level entry's whole dataset), and how it is used."""
+
+    dataset: str
+    field: str
+    type: str
+    subtype: str
+
+    @property
+    def direct(self) -> bool:
+        # An edge that names no type is direct, as the impact walk reads it.
+        return self.type != "INDIRECT"
+
+
+@dataclass(frozen=True, slots=True)
+class OutputColumn:
+    """An output column of a job: ``field`` of the dataset ``dataset`` and its inputs."""
+
+    job: str
+    dataset: str
+    field: str
+    inputs: frozenset[ColumnInput]
+
+    @property
+    def id(self) -> str:
+        return f"{self.dataset}:{self.field}"
+
+
+@dataclass(frozen=True, slots=True)
+class Fingerprint:
+    value: frozenset[ColumnInput]
+    rows: frozenset[ColumnInput]
+
+    @property
+    def key(self) -> object:
+        """What finds candidate pairs: the value part; for a column computed from no
+        column (``count(*)``) the whole fingerprint, or every such column would match."""
+        return self.value if self.value else self
+
+
+def _normalised(item: ColumnInput) -> ColumnInput:
+    kind = (item.type or "DIRECT").upper()
+    return ColumnInput(item.dataset, item.field, kind, (item.subtype or "").upper())
+
+
+def fingerprints(columns: Iterable[OutputColumn]) -> dict[OutputColumn, Fingerprint]:
+    """Each column with at least one input, and its fingerprint."""
+    found = {}
+    for column in columns:
+        inputs = frozenset(_normalised(i) for i in column.inputs)
+        if not inputs:
+            continue
+        found[column] = Fingerprint(
+            frozenset(i for i in inputs if i.direct), frozenset(i for i in inputs if not i.direct)
+        )
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class JobShare:
+    """One side of a pair: how much of ``job``'s output the other job computes too."""
+
+    job: str
+    columns: int
+    same: int
+    same_values: int
+    #: (this job's column id, the other's column id, "exact" or "values")
+    matches: tuple[tuple[str, str, str], ...] = field(default=(), compare=False)
+
+    @property
+    def share(self) -> float:
+        return self.same / self.columns
+
+    @property
+    def value_share(self) -> float:
+        return self.same_values / self.columns
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicatePair:
+    relation: Relation
+    left: JobShare
+    right: JobShare
+    #: With ``contains``: the job whose every column the other computes.
+    contained: str | None = None
+
+    @property
+    def score(self) -> float:
+        return max(self.left.value_share, self.right.value_share)
+
+
+def _side(
+    job: str,
+    mine: list[OutputColumn],
+    theirs: list[OutputColumn],
+    prints: Mapping[OutputColumn, Fingerprint],
+) -> JobShare:
+    """How many of ``mine`` have an equal column (or an equal value part) in
+    ``theirs``; each of theirs matched once, exact matches first."""
+    exact_free = Counter(prints[c] for c in theirs)
+    exact_of: dict[Fingerprint, list[OutputColumn]] = defaultdict(list)
+    value_of: dict[object, list[OutputColumn]] = defaultdict(list)
+    for other in sorted(theirs, key=lambda c: c.id):
+        exact_of[prints[other]].append(other)
+        value_of[prints[other].key].append(other)
+    used: set[OutputColumn] = set()
+    matches: list[tuple[str, str, str]] = []
+    rest = []
+    for column in sorted(mine, key=lambda c: c.id):
+        fp = prints[column]
+        if exact_free[fp] > 0:
+            exact_free[fp] -= 1
+            other = next(o for o in exact_of[fp] if o not in used)
+            used.add(other)
+            matches.append((column.id, other.id, "exact"))
+        else:
+            rest.append(column)
+    for column in rest:
+        other_or_none = next((o for o in value_of[prints[column].key] if o not in used), None)
+        if other_or_none is not None:
+            used.add(other_or_none)
+            matches.append((column.id, other_or_none.id, "values"))
+    same = sum(1 for m in matches if m[2] == "exact")
+    return JobShare(job, len(mine), same, len(matches), tuple(matches))
+
+
+def duplicates(
+    columns: Iterable[OutputColumn], min_share: float = 0.5, jobs: Iterable[str] | None = None
+) -> list[DuplicatePair]:
+    """The pairs of jobs whose value share on one side is at least ``min_share``,
+    highest first; with ``jobs``, only pairs with one of them."""
+    prints = fingerprints(columns)
+    by_job: dict[str, list[OutputColumn]] = defaultdict(list)
+    by_value: dict[object, set[str]] = defaultdict(set)
+    for column, fp in prints.items():
+        by_job[column.job].append(column)
+        by_value[fp.key].add(column.job)
+    wanted = None if jobs is None else set(jobs)
+    candidates: set[tuple[str, str]] = set()
+    for sharing in by_value.values():
+        for a in sharing:
+            for b in sharing:
+                if a < b and (wanted is None or a in wanted or b in wanted):
+                    candidates.add((a, b))
+    pairs = []
+    for a, b in sorted(candidates):
+        left = _side(a, by_job[a], by_job[b], prints)
+        right = _side(b, by_job[b], by_job[a], prints)
+        pair = _pair(left, right)
+        if pair.score >= min_share:
+            pairs.append(pair)
+    pairs.sort(key=lambda p: (-p.score, -max(p.left.share, p.right.share), p.left.job, p.right.job))
+    return pairs
+
+
+def _pair(left: JobShare, right: JobShare) -> DuplicatePair:
+    left_all, right_all = left.same == left.columns, right.same == right.columns
+    if left_all and right_all:
+        return DuplicatePair(Relation.EQUAL, left, right)
+    if left_all:
+        return DuplicatePair(Relation.CONTAINS, left, right, left.job)
+    if right_all:
+        return DuplicatePair(Relation.CONTAINS, left, right, right.job)
+    return DuplicatePair(Relation.PARTIAL, left, right)
