@@ -112,8 +112,18 @@ def import_(source: str, db_url: str | None) -> None:
 @click.option("--into", "into", metavar="URL",
               help="An empty store to rebuild into. [a new SQLite file next to --db's; "
                    "required for PostgreSQL]")
-def rebuild(from_raw: bool, db_url: str | None, into: str | None) -> None:
-    """Rebuild a store from its raw event log into a fresh store, leaving the old one as it is."""
+@click.option("--namespace-rules", "namespace_rules", metavar="FILE",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Map dataset names by this namespace rules file (docs/namespaces.md). "
+                   "[HEADWATER_NAMESPACE_RULES]")
+def rebuild(from_raw: bool, db_url: str | None, into: str | None,
+            namespace_rules: Path | None) -> None:
+    """Rebuild a store from its raw event log into a fresh store, leaving the old one as it is.
+
+    The rebuilt store follows the namespace rules given (--namespace-rules or
+    HEADWATER_NAMESPACE_RULES; none: names as sent): after a change to the rules,
+    this is how the stored names follow them.
+    """
     from headwater.config import Settings
     from headwater.server.app import open_store
     from headwater.server.ingest import ingest_batch
@@ -128,7 +138,8 @@ def rebuild(from_raw: bool, db_url: str | None, into: str | None) -> None:
         try:
             total = raw_log.count(engine)
             not_carried = raw_log.outside_log(engine)
-            target = open_store(Settings.from_env(db_url=target_url))
+            target = open_store(Settings.from_env(db_url=target_url,
+                                                  namespace_rules=namespace_rules))
             try:
                 if raw_log.count(target.engine):
                     raise click.ClickException(f"{_shown(target_url)} is not empty; "
@@ -136,6 +147,11 @@ def rebuild(from_raw: bool, db_url: str | None, into: str | None) -> None:
                 # Before the events, so a refusal during the rebuild adds to the
                 # quarantine instead of colliding with a copied row.
                 carried = raw_log.carry(engine, target.engine)
+                rules = target.namespace_rules
+                if rules is not None and rules.resolve_symlinks:
+                    # A first pass, so a table named before its location joins it too.
+                    for lot in _lots(raw_log.payloads(engine)):
+                        target.learn_symlinks([e for e in lot if isinstance(e, dict)])
                 stored = refused = 0
                 with _progress(True) as progress:
                     task = progress.add_task("rebuilding", total=total)

@@ -22,6 +22,7 @@ import contextlib
 import signal
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -66,9 +67,14 @@ def _properties(ctx: click.Context, param: click.Parameter,
 @click.option("--metrics-port", type=click.IntRange(0, 65535), metavar="PORT",
               help="Serve the counts and the lag per partition in Prometheus text format "
               "on 127.0.0.1:PORT.")
+@click.option("--namespace-rules", "namespace_rules", metavar="FILE",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Map dataset names by this namespace rules file (docs/namespaces.md). "
+                   "[HEADWATER_NAMESPACE_RULES]")
 def consume(topic: str, db_url: str | None, bootstrap_servers: str | None, group: str,
             dead_letter_topic: str | None, batch_size: int, properties: dict[str, str],
-            status_interval: float, metrics_port: int | None) -> None:
+            status_interval: float, metrics_port: int | None,
+            namespace_rules: Path | None) -> None:
     """Ingest the OpenLineage events of a Kafka topic, committing offsets after the store."""
     try:
         from confluent_kafka import Consumer, KafkaException, Producer
@@ -85,7 +91,7 @@ def consume(topic: str, db_url: str | None, bootstrap_servers: str | None, group
         common["bootstrap.servers"] = bootstrap_servers
     if not common.get("bootstrap.servers"):
         raise click.UsageError("give --bootstrap-servers (or -X bootstrap.servers=…)")
-    settings = Settings.from_env(db_url=db_url)
+    settings = Settings.from_env(db_url=db_url, namespace_rules=namespace_rules)
     stop = threading.Event()
     say = _Reporter()
     try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import click
@@ -63,14 +64,22 @@ class _Broken:
 @click.option("--status-interval", type=click.FloatRange(0), default=10.0, show_default=True,
               metavar="SECONDS",
               help="Seconds between progress lines when stderr is not a terminal.")
+@click.option("--namespace-rules", "namespace_rules", metavar="FILE",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Map dataset names by this namespace rules file (docs/namespaces.md). "
+                   "[HEADWATER_NAMESPACE_RULES]")
 def ingest(source: IO[bytes], db_url: str | None, server_url: str | None, api_key: str | None,
-           batch_size: int, progress: bool | None, status_interval: float) -> None:
+           batch_size: int, progress: bool | None, status_interval: float,
+           namespace_rules: Path | None) -> None:
     """Ingest the OpenLineage events in FILE (JSON array, one event, or JSON Lines; - is stdin)."""
     from headwater.config import Settings
 
     if db_url and server_url:
         raise click.UsageError("give --db or --url, not both")
-    settings = Settings.from_env(db_url=db_url, api_key=api_key)
+    if namespace_rules and server_url:
+        raise click.UsageError("--namespace-rules applies to --db; a server applies its own")
+    settings = Settings.from_env(db_url=db_url, api_key=api_key,
+                                 namespace_rules=namespace_rules)
     size = _file_size(source)
     show = progress if progress is not None else (size is not None and size > _PROGRESS_MIN_BYTES)
     tally = _Tally()

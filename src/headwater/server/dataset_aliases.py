@@ -67,6 +67,7 @@ class DatasetAliases:
 
         try:
             with self.store.engine.connect() as conn:
+
                 def resolve(namespace: str, name: str) -> tuple[str, str] | None:
                     return aliases.resolve(conn, namespace, name)
 
@@ -90,8 +91,9 @@ class DatasetAliases:
 def _may_name_dataset(scope: Scope) -> bool:
     """Whether the request's path or query can hold a dataset name (ingestion never does)."""
     path: str = scope["path"]
-    return (path.startswith(("/api/v1/namespaces/", "/api/v2/datasets/"))
-            or b"nodeId=" in scope.get("query_string", b""))
+    return path.startswith(("/api/v1/namespaces/", "/api/v2/datasets/")) or b"nodeId=" in scope.get(
+        "query_string", b""
+    )
 
 
 def _path_of(raw_path: bytes) -> str:

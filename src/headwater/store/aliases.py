@@ -19,17 +19,30 @@ from headwater.store import tables as t
 from headwater.store.namespace_rules import NamespaceRules
 from headwater.store.transactions import now_utc, write_transaction
 
-__all__ = ["any_aliases", "record_rules", "resolve", "rules_change", "symlinks"]
+__all__ = [
+    "any_aliases",
+    "record_rules",
+    "resolve",
+    "rules_change",
+    "rules_in_force",
+    "symlinks",
+]
 
 _ds, _ns, _al = t.datasets, t.namespaces, t.dataset_aliases
 
 
 def symlinks(conn: sa.Connection) -> Iterator[tuple[tuple[str, str], tuple[str, str]]]:
     """Each ((identifier namespace, name), (dataset namespace, name)) of ``dataset_symlinks``."""
-    query = (sa.select(t.dataset_symlinks.c.namespace, t.dataset_symlinks.c.name,
-                       _ns.c.name.label("dataset_namespace"), _ds.c.name.label("dataset_name"))
-             .join(_ds, _ds.c.id == t.dataset_symlinks.c.dataset_id)
-             .join(_ns, _ns.c.id == _ds.c.namespace_id))
+    query = (
+        sa.select(
+            t.dataset_symlinks.c.namespace,
+            t.dataset_symlinks.c.name,
+            _ns.c.name.label("dataset_namespace"),
+            _ds.c.name.label("dataset_name"),
+        )
+        .join(_ds, _ds.c.id == t.dataset_symlinks.c.dataset_id)
+        .join(_ns, _ns.c.id == _ds.c.namespace_id)
+    )
     for row in conn.execute(query):
         yield (row.namespace, row.name), (row.dataset_namespace, row.dataset_name)
 
@@ -42,16 +55,26 @@ def any_aliases(conn: sa.Connection) -> bool:
 def resolve(conn: sa.Connection, namespace: str, name: str) -> tuple[str, str] | None:
     """The dataset ``namespace``/``name`` became, when it is an alias and not a dataset itself."""
     exists = conn.scalar(
-        sa.select(_ds.c.id).join(_ns, _ns.c.id == _ds.c.namespace_id)
-        .where(_ns.c.name == namespace, _ds.c.name == name))
+        sa.select(_ds.c.id)
+        .join(_ns, _ns.c.id == _ds.c.namespace_id)
+        .where(_ns.c.name == namespace, _ds.c.name == name)
+    )
     if exists is not None:
         return None
     row = conn.execute(
         sa.select(_ns.c.name.label("namespace"), _ds.c.name)
-        .select_from(_al.join(_ds, _ds.c.id == _al.c.dataset_id)
-                     .join(_ns, _ns.c.id == _ds.c.namespace_id))
-        .where(_al.c.namespace == namespace, _al.c.name == name)).first()
+        .select_from(
+            _al.join(_ds, _ds.c.id == _al.c.dataset_id).join(_ns, _ns.c.id == _ds.c.namespace_id)
+        )
+        .where(_al.c.namespace == namespace, _al.c.name == name)
+    ).first()
     return (row.namespace, row.name) if row is not None else None
+
+
+def rules_in_force(conn: sa.Connection) -> str | None:
+    """The fingerprint of the rules the derived tables follow (None: names as sent)."""
+    fingerprint: str | None = conn.scalar(sa.select(t.namespace_rules_applied.c.fingerprint))
+    return fingerprint
 
 
 def rules_change(engine: sa.Engine, rules: NamespaceRules | None) -> str | None:
@@ -69,10 +92,12 @@ def rules_change(engine: sa.Engine, rules: NamespaceRules | None) -> str | None:
     if empty:
         record_rules(engine, rules)
         return None
-    return (f"the namespace rules changed since this store was derived (store: "
-            f"{stored or 'no rules'}, configured: {configured or 'no rules'}): new events "
-            "follow the configured rules, stored ones keep the old names until "
-            "`headwater rebuild --from-raw --namespace-rules FILE` derives the store again")
+    return (
+        f"the namespace rules changed since this store was derived (store: "
+        f"{stored or 'no rules'}, configured: {configured or 'no rules'}): new events "
+        "follow the configured rules, stored ones keep the old names until "
+        "`headwater rebuild --from-raw --namespace-rules FILE` derives the store again"
+    )
 
 
 def record_rules(engine: sa.Engine, rules: NamespaceRules | None) -> None:
@@ -81,5 +106,8 @@ def record_rules(engine: sa.Engine, rules: NamespaceRules | None) -> None:
     with write_transaction(engine) as conn:
         conn.execute(applied.delete())
         if rules is not None:
-            conn.execute(applied.insert().values(
-                id=1, fingerprint=rules.fingerprint, rules=rules.source, applied_at=now_utc()))
+            conn.execute(
+                applied.insert().values(
+                    id=1, fingerprint=rules.fingerprint, rules=rules.source, applied_at=now_utc()
+                )
+            )

@@ -69,16 +69,21 @@ class NamespaceRules:
     resolve_symlinks: bool = False
     job_renames: bool = False
     source: str = ""  # the TOML text, kept with the store's record of the rules in force
-    _cache: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict, compare=False,
-                                                         repr=False)
+    _cache: dict[tuple[str, str], tuple[str, str]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @property
     def fingerprint(self) -> str:
         """A hash of what the rules do (not of the file's comments or layout)."""
-        meaning = {"s3": self.s3_aliases, "kafka": sorted(self.kafka.items()),
-                   "slash": self.trim_trailing_slash,
-                   "rename": sorted([list(k), list(v)] for k, v in self.renames.items()),
-                   "symlinks": self.resolve_symlinks, "jobs": self.job_renames}
+        meaning = {
+            "s3": self.s3_aliases,
+            "kafka": sorted(self.kafka.items()),
+            "slash": self.trim_trailing_slash,
+            "rename": sorted([list(k), list(v)] for k, v in self.renames.items()),
+            "symlinks": self.resolve_symlinks,
+            "jobs": self.job_renames,
+        }
         return hashlib.sha256(json.dumps(meaning, sort_keys=True).encode()).hexdigest()[:16]
 
     def dataset(self, key: tuple[str, str]) -> tuple[str, str]:
@@ -88,7 +93,7 @@ class NamespaceRules:
             return found
         namespace, name = key
         if self.s3_aliases and namespace.startswith(_S3_ALIASES):
-            namespace = "s3://" + namespace[len("s3a://"):]
+            namespace = "s3://" + namespace[len("s3a://") :]
         if self.kafka and namespace.startswith("kafka://"):
             namespace = self.kafka_cluster(namespace) or namespace
         if self.trim_trailing_slash and len(name) > 1 and name.endswith("/"):
@@ -132,7 +137,7 @@ def kafka_brokers(namespace: str) -> list[str]:
     ``kafka://b2:9092,b1:9092``, ``kafka://SASL_SSL://B1:9092`` and
     ``kafka://b1:9092`` all name broker ``b1:9092``; a port-less host gets 9092.
     """
-    text = namespace[len("kafka://"):] if namespace.startswith("kafka://") else namespace
+    text = namespace[len("kafka://") :] if namespace.startswith("kafka://") else namespace
     brokers = []
     for part in text.split(","):
         part = part.strip().split("://", 1)[-1].strip().rstrip("/").lower()
@@ -150,8 +155,11 @@ class Normaliser:
     table named in the same batch as its location joins it.
     """
 
-    def __init__(self, rules: NamespaceRules,
-                 symlinks: Iterable[tuple[tuple[str, str], tuple[str, str]]] = ()) -> None:
+    def __init__(
+        self,
+        rules: NamespaceRules,
+        symlinks: Iterable[tuple[tuple[str, str], tuple[str, str]]] = (),
+    ) -> None:
         self.rules = rules
         self._symlinks: dict[tuple[str, str], tuple[str, str]] = {}
         for ident, dataset in symlinks:
@@ -181,10 +189,12 @@ class Normaliser:
                     continue
                 target = self.rules.dataset(key)  # type: ignore[arg-type]
                 for ident in idents:
-                    if isinstance(ident, dict) and isinstance(ident.get("namespace"), str) \
-                            and isinstance(ident.get("name"), str):
-                        self._add(self.rules.dataset((ident["namespace"], ident["name"])),
-                                  target)
+                    if (
+                        isinstance(ident, dict)
+                        and isinstance(ident.get("namespace"), str)
+                        and isinstance(ident.get("name"), str)
+                    ):
+                        self._add(self.rules.dataset((ident["namespace"], ident["name"])), target)
 
     def dataset(self, key: tuple[str, str]) -> tuple[str, str]:
         """``key`` by every step."""
@@ -236,8 +246,7 @@ def parse_rules(text: str, where: str = "namespace rules") -> NamespaceRules:
     return NamespaceRules(
         s3_aliases=_bool(s3, "aliases", "s3.aliases", where),
         kafka=_clusters(kafka, where),
-        trim_trailing_slash=_bool(paths, "trim_trailing_slash", "paths.trim_trailing_slash",
-                                  where),
+        trim_trailing_slash=_bool(paths, "trim_trailing_slash", "paths.trim_trailing_slash", where),
         renames=_renames(doc.get("rename", []), where),
         resolve_symlinks=_bool(symlinks, "resolve", "symlinks.resolve", where),
         job_renames=_bool(jobs, "apply_renames", "jobs.apply_renames", where),
@@ -272,8 +281,9 @@ def _bool(table: Mapping[str, Any], key: str, field_name: str, where: str) -> bo
     return value
 
 
-def _text(table: Mapping[str, Any], key: str, field_name: str, where: str,
-          required: bool = True) -> str | None:
+def _text(
+    table: Mapping[str, Any], key: str, field_name: str, where: str, required: bool = True
+) -> str | None:
     value = table.get(key)
     if value is None and not required:
         return None
@@ -309,13 +319,15 @@ def _clusters(kafka: Mapping[str, Any], where: str) -> dict[str, str]:
                 raise _fail(where, f"{at}.brokers[{j}]", f"must be a string, got {broker!r}")
             for spelled in kafka_brokers(broker):
                 if not _BROKER.match(spelled):
-                    raise _fail(where, f"{at}.brokers[{j}]",
-                                f"must be host:port, got {broker!r}")
+                    raise _fail(where, f"{at}.brokers[{j}]", f"must be host:port, got {broker!r}")
                 other = brokers.get(spelled)
                 if other is not None and other != f"kafka://{name}":
-                    raise _fail(where, f"{at}.brokers[{j}]",
-                                f"broker {spelled} is already in cluster "
-                                f"{other.removeprefix('kafka://')!r}")
+                    raise _fail(
+                        where,
+                        f"{at}.brokers[{j}]",
+                        f"broker {spelled} is already in cluster "
+                        f"{other.removeprefix('kafka://')!r}",
+                    )
                 brokers[spelled] = f"kafka://{name}"
         # The cluster's own namespace is one of its spellings too.
         brokers.setdefault(f"{name.lower()}:9092", f"kafka://{name}")
@@ -337,9 +349,11 @@ def _renames(items: Any, where: str) -> dict[tuple[str, str | None], tuple[str, 
         to_name = _text(item, "to_name", f"{at}.to_name", where, required=False)
         assert namespace is not None and to_namespace is not None
         if to_name is not None and name is None:
-            raise _fail(where, f"{at}.to_name",
-                        "renaming every name of a namespace to one name would merge them; "
-                        "give name too")
+            raise _fail(
+                where,
+                f"{at}.to_name",
+                "renaming every name of a namespace to one name would merge them; give name too",
+            )
         key = (namespace, name)
         if key in out:
             raise _fail(where, at, f"{namespace!r} {name or '(every name)'} is renamed twice")
