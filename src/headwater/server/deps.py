@@ -11,12 +11,15 @@ from headwater.server.access import PRINCIPAL_KEY, required_scope
 from headwater.server.handlers import AuthError
 
 if TYPE_CHECKING:
+    from headwater.server.record_fragments import RecordFragments
     from headwater.store import Store
 
 __all__ = [
+    "FragmentsDep",
     "SettingsDep",
     "StoreDep",
     "WriteAccess",
+    "get_record_fragments",
     "get_settings",
     "get_store",
     "require_write_access",
@@ -40,6 +43,12 @@ async def get_settings(request: Request) -> Settings:
     return settings
 
 
+async def get_record_fragments(request: Request) -> RecordFragments:
+    """The app's :class:`~headwater.server.record_fragments.RecordFragments` (records' JSON)."""
+    fragments: RecordFragments = request.app.state.record_fragments
+    return fragments
+
+
 async def require_write_access(request: Request) -> None:
     """Refuse a write that :class:`~headwater.server.access.AccessGate` did not admit.
 
@@ -58,5 +67,6 @@ async def require_write_access(request: Request) -> None:
 # The store's class is imported lazily (it pulls SQLAlchemy); FastAPI needs no
 # type here because the dependency provides the value.
 StoreDep = Annotated[Any, Depends(get_store)]
+FragmentsDep = Annotated[Any, Depends(get_record_fragments)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 WriteAccess = Depends(require_write_access)

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.responses import Response
+
 from headwater.server.cursors import Cursor, CursorKey
-from headwater.server.deps import StoreDep
+from headwater.server.deps import FragmentsDep, StoreDep
+from headwater.server.json_answers import json_answer
 from headwater.server.openapi import error_responses
 from headwater.server.responses import (
     DatasetList,
@@ -40,20 +43,24 @@ def list_datasets(
     namespace: str,
     store: StoreDep,
     scope: ScopeDep,
+    fragments: FragmentsDep,
     limit: Limit = 100,
     offset: Offset = 0,
     cursor: Cursor = None,
-) -> dict[str, Any]:
+) -> Response:
     """The namespace's datasets by name; 404 if the namespace does not exist."""
     with connection(store) as conn:
-        items, total = reads.list_datasets(
-            conn, namespace, _DATASETS.page(limit, offset, cursor), scope
-        )
-    return {
-        "datasets": items,
-        "totalCount": total,
-        "nextCursor": _DATASETS.next_cursor(items, limit),
-    }
+        watermark = fragments.watermark(conn)  # before the rows (server/record_fragments.py)
+        page = _DATASETS.page(limit, offset, cursor)
+        rows, total = reads.dataset_rows_page(conn, namespace, page)
+        items = fragments.datasets(conn, watermark, rows, scope)
+    return json_answer(
+        {
+            "datasets": items,
+            "totalCount": total,
+            "nextCursor": _DATASETS.next_cursor([{"name": row.name} for row in rows], limit),
+        }
+    )
 
 
 @router.get(_BASE + "/{dataset}", response_model=DatasetResponse, **_READ)

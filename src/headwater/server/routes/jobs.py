@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.responses import Response
+
 from headwater.server.cursors import Cursor, CursorKey
-from headwater.server.deps import StoreDep
+from headwater.server.deps import FragmentsDep, StoreDep
+from headwater.server.json_answers import json_answer
 from headwater.server.openapi import error_responses
 from headwater.server.responses import (
     JobList,
@@ -43,14 +46,23 @@ def list_jobs(
     namespace: str,
     store: StoreDep,
     scope: ScopeDep,
+    fragments: FragmentsDep,
     limit: Limit = 100,
     offset: Offset = 0,
     cursor: Cursor = None,
-) -> dict[str, Any]:
+) -> Response:
     """The namespace's jobs by name, each with its current version's inputs and outputs."""
     with connection(store) as conn:
-        items, total = reads.list_jobs(conn, namespace, _JOBS.page(limit, offset, cursor), scope)
-    return {"jobs": items, "totalCount": total, "nextCursor": _JOBS.next_cursor(items, limit)}
+        watermark = fragments.watermark(conn)  # before the rows (server/record_fragments.py)
+        rows, total = reads.job_rows_page(conn, namespace, _JOBS.page(limit, offset, cursor))
+        items = fragments.jobs(conn, watermark, rows, scope)
+    return json_answer(
+        {
+            "jobs": items,
+            "totalCount": total,
+            "nextCursor": _JOBS.next_cursor([{"name": row.name} for row in rows], limit),
+        }
+    )
 
 
 @router.get(_BASE + "/{job}", response_model=JobResponse, **_READ)

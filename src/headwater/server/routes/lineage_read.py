@@ -19,7 +19,7 @@ from headwater.errors import NotFoundError
 from headwater.graph.columns import column_lineage
 from headwater.graph.model import Direction, Graph, NodeId, NodeType
 from headwater.graph.traverse import walk
-from headwater.server.deps import StoreDep
+from headwater.server.deps import FragmentsDep, StoreDep
 from headwater.server.json_answers import json_answer
 from headwater.server.openapi import error_responses
 from headwater.server.responses import LineageGraph, UpstreamRunLineage
@@ -53,11 +53,12 @@ _READ: dict[str, Any] = {"tags": ["lineage"], "responses": error_responses(404)}
 def _marquez_nodes(graph: Graph, node_type: str, data: dict[str, Any]) -> list[dict[str, Any]]:
     incoming: dict[str, list[dict[str, str]]] = {n.id: [] for n in graph.nodes}
     outgoing: dict[str, list[dict[str, str]]] = {n.id: [] for n in graph.nodes}
-    for edge in sorted(graph.edges, key=lambda e: (e.upstream, e.downstream)):
-        pair = {"origin": edge.upstream, "destination": edge.downstream}
-        if pair not in outgoing[edge.upstream]:
-            outgoing[edge.upstream].append(pair)
-            incoming[edge.downstream].append(pair)
+    # Each (origin, destination) pair once, however many edges join the two.
+    pairs = sorted({(edge.upstream, edge.downstream) for edge in graph.edges})
+    for upstream, downstream in pairs:
+        pair = {"origin": upstream, "destination": downstream}
+        outgoing[upstream].append(pair)
+        incoming[downstream].append(pair)
     return [
         {
             "id": node.id,
@@ -75,11 +76,13 @@ def get_lineage(
     nodeId: Annotated[str, node_id_query(NodeType.DATASET, NodeType.JOB)],  # noqa: N803
     store: StoreDep,
     scope: ScopeDep,
+    fragments: FragmentsDep,
     depth: Depth = 20,
 ) -> Response:
     """The dataset/job graph upstream and downstream of ``nodeId``, ``depth`` edges deep."""
     node = parse_node_id(nodeId, allowed=(NodeType.DATASET, NodeType.JOB))
     with connection(store) as conn:
+        watermark = fragments.watermark(conn)  # before the rows (server/record_fragments.py)
         hidden = HiddenNodes(conn, scope)
         require_node(conn, node, hidden)
         graph = walk(TableLineage(conn, None, hidden), str(node), Direction.BOTH, depth,
@@ -91,11 +94,16 @@ def get_lineage(
         job_rows = job_reads.job_rows_by_keys(
             conn, [(p.namespace, p.name) for p in parsed if p.type is NodeType.JOB], scope
         )
+        # Each record's JSON as built once per store revision (server/record_fragments.py).
         data: dict[str, Any] = {}
-        for record in dataset_reads.dataset_records(conn, dataset_rows, scope):
-            data[f"dataset:{record['namespace']}:{record['name']}"] = record
-        for record in job_reads.job_records(conn, job_rows, scope=scope):
-            data[f"job:{record['namespace']}:{record['name']}"] = record
+        for row, fragment in zip(
+            dataset_rows, fragments.datasets(conn, watermark, dataset_rows, scope), strict=True
+        ):
+            data[f"dataset:{row.namespace}:{row.name}"] = fragment
+        for row, fragment in zip(
+            job_rows, fragments.jobs(conn, watermark, job_rows, scope), strict=True
+        ):
+            data[f"job:{row.namespace}:{row.name}"] = fragment
     return json_answer({"graph": _marquez_nodes(graph, "", data)})
 
 

@@ -22,6 +22,7 @@ from headwater.store.reads.visibility import hidden, visible
 __all__ = [
     "dataset_records",
     "dataset_rows_by_keys",
+    "dataset_rows_page",
     "dataset_version_records",
     "get_dataset",
     "get_dataset_version",
@@ -339,12 +340,20 @@ def _last_modified(
     return result
 
 
+def dataset_rows_page(
+    conn: sa.Connection, namespace: str, page: Page
+) -> tuple[list[sa.Row[Any]], int]:
+    """One page of the namespace's dataset rows (with ``namespace``) by name, and how
+    many there are; :class:`NotFoundError` if the namespace does not exist."""
+    ns_id = namespace_id(conn, namespace)
+    query = _dataset_select().where(_ds.c.namespace_id == ns_id, visible(_ds))
+    return paged(conn, query, [_ds.c.name], page)
+
+
 def list_datasets(
     conn: sa.Connection, namespace: str, page: Page, scope: NamespaceScope = EVERYTHING
 ) -> tuple[list[dict[str, Any]], int]:
-    ns_id = namespace_id(conn, namespace)
-    query = _dataset_select().where(_ds.c.namespace_id == ns_id, visible(_ds))
-    rows, total = paged(conn, query, [_ds.c.name], page)
+    rows, total = dataset_rows_page(conn, namespace, page)
     return dataset_records(conn, rows, scope), total
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "job_id",
     "job_records",
     "job_rows_by_keys",
+    "job_rows_page",
     "list_job_versions",
     "list_jobs",
 ]
@@ -170,12 +171,20 @@ def job_id(conn: sa.Connection, namespace: str, name: str) -> int:
     return int(found)
 
 
+def job_rows_page(
+    conn: sa.Connection, namespace: str, page: Page
+) -> tuple[list[sa.Row[Any]], int]:
+    """One page of the namespace's job rows (as :func:`job_records` takes them) by name,
+    and how many there are; :class:`NotFoundError` if the namespace does not exist."""
+    ns_id = namespace_id(conn, namespace)
+    query = _job_select().where(_j.c.namespace_id == ns_id, visible(_j))
+    return paged(conn, query, [_j.c.name], page)
+
+
 def list_jobs(
     conn: sa.Connection, namespace: str, page: Page, scope: NamespaceScope = EVERYTHING
 ) -> tuple[list[dict[str, Any]], int]:
-    ns_id = namespace_id(conn, namespace)
-    query = _job_select().where(_j.c.namespace_id == ns_id, visible(_j))
-    rows, total = paged(conn, query, [_j.c.name], page)
+    rows, total = job_rows_page(conn, namespace, page)
     return job_records(conn, rows, scope=scope), total
 
 
