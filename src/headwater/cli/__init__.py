@@ -25,6 +25,7 @@ _COMMANDS: dict[str, str] = {
     "declare": "headwater.cli.declare:declare",
     "demo": "headwater.demo.command:demo",
     "drift": "headwater.cli.drift:drift",
+    "duplicates": "headwater.cli.duplicates:duplicates",
     "export": "headwater.cli.backup:export",
     "impact": "headwater.cli.impact:impact",
     "import": "headwater.cli.backup:import_",

@@ -105,6 +105,7 @@ NAMESPACE_FILTERED_READS = frozenset({
     "/api/v2/lineage",
     "/api/v2/impact",
     "/api/v2/drift",
+    "/api/v2/duplicates",
     "/api/v2/datasets/",  # quality and readers of one dataset, 404 outside the namespaces
     "/api/v2/owners",
     "/api/v2/propagation-blocks",

@@ -209,6 +209,7 @@ def _include_routes(app: FastAPI) -> None:
         datasets,
         deletes,
         drift,
+        duplicates,
         events,
         graph_v2,
         impact,
@@ -246,6 +247,7 @@ def _include_routes(app: FastAPI) -> None:
     app.include_router(quality.router)
     app.include_router(readers.router)
     app.include_router(root_cause.router)
+    app.include_router(duplicates.router)
     app.include_router(classification.router)
     app.include_router(classification_writes.router)
     app.include_router(access.router)
