@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 import sqlalchemy as sa
 
+from headwater.events.parse import normalise_namespace
 from headwater.store import tables as t
 from headwater.store.namespace_rules import NamespaceRules
 from headwater.store.transactions import now_utc, write_transaction
@@ -53,14 +54,34 @@ def any_aliases(conn: sa.Connection) -> bool:
 
 
 def resolve(conn: sa.Connection, namespace: str, name: str) -> tuple[str, str] | None:
-    """The dataset ``namespace``/``name`` became, when it is an alias and not a dataset itself."""
-    exists = conn.scalar(
-        sa.select(_ds.c.id)
-        .join(_ns, _ns.c.id == _ds.c.namespace_id)
-        .where(_ns.c.name == namespace, _ds.c.name == name)
-    )
-    if exists is not None:
+    """The dataset ``namespace``/``name`` became, when it is an alias and not a dataset itself.
+
+    An ``s3a://``/``s3n://`` namespace is also looked up as ``s3://``: events are
+    stored with it so spelled (:func:`headwater.events.parse.normalise_namespace`).
+    """
+    if _dataset_exists(conn, namespace, name):
         return None
+    found = _alias(conn, namespace, name)
+    spelled = normalise_namespace(namespace)
+    if found is None and spelled != namespace:
+        if _dataset_exists(conn, spelled, name):
+            return spelled, name
+        found = _alias(conn, spelled, name)
+    return found
+
+
+def _dataset_exists(conn: sa.Connection, namespace: str, name: str) -> bool:
+    return (
+        conn.scalar(
+            sa.select(_ds.c.id)
+            .join(_ns, _ns.c.id == _ds.c.namespace_id)
+            .where(_ns.c.name == namespace, _ds.c.name == name)
+        )
+        is not None
+    )
+
+
+def _alias(conn: sa.Connection, namespace: str, name: str) -> tuple[str, str] | None:
     row = conn.execute(
         sa.select(_ns.c.name.label("namespace"), _ds.c.name)
         .select_from(
