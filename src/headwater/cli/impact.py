@@ -9,10 +9,10 @@ import click
 
 from headwater.cli.querying import Target, target_options
 
-__all__ = ["impact"]
+__all__ = ["impact", "path_text"]
 
 
-def _path_text(node: dict[str, Any]) -> str:
+def path_text(node: dict[str, Any]) -> str:
     """The path with the kind of each edge after the job it goes through:
     ``a > job [indirect:FILTER] > b``."""
     kinds = iter(node["pathEdges"])
@@ -36,7 +36,7 @@ def _print_table(answer: dict[str, Any]) -> None:
     table = Table("node", "type", "depth", "impact", "path", title=title)
     for node in answer["nodes"]:
         # escape: a path's "-[job, kind]->" would otherwise be read as console markup.
-        cells = (node["id"], node["type"], str(node["depth"]), node["impact"], _path_text(node))
+        cells = (node["id"], node["type"], str(node["depth"]), node["impact"], path_text(node))
         table.add_row(*(escape(cell) for cell in cells))
     console = Console(soft_wrap=True)
     console.print(table)

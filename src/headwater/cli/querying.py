@@ -121,10 +121,13 @@ class Target:
         breaking: bool,
         limit: int,
         kind: str | None = None,
+        impact: tuple[bool, int, int] = (True, 10, 1_000),
     ) -> dict[str, Any]:
-        """The ``/api/v2/drift`` answer for these parameters."""
+        """The ``/api/v2/drift`` answer for these parameters; ``impact`` is (whether to
+        walk each drift's impact, its depth, its maxNodes)."""
         if self.db_url:
-            return self._on_db(_drift, dataset, since, breaking, limit, kind)
+            return self._on_db(_drift, dataset, since, breaking, limit, kind, impact)
+        walk, depth, max_nodes = impact
         return self._remote(
             v2.drift(
                 dataset=dataset,
@@ -132,6 +135,9 @@ class Target:
                 breaking=True if breaking else None,
                 kind=kind,
                 limit=limit,
+                impact=walk,
+                impact_depth=depth,
+                max_nodes=max_nodes,
             )
         )
 
@@ -242,11 +248,14 @@ def _drift(
     breaking: bool,
     limit: int,
     kind: Any = None,
+    impact: tuple[bool, int, int] = (True, 10, 1_000),
 ) -> dict[str, Any]:
-    from headwater.server.routes.drift import DriftList, drift_answer
+    from headwater.server.routes.drift import DriftImpactQuery, DriftList, drift_answer
 
+    walk, depth, max_nodes = impact
+    query = DriftImpactQuery(impact=walk, depth=depth, max_nodes=max_nodes)
     answer = drift_answer(
-        conn, since, None, dataset, True if breaking else None, limit, 0, kind=kind
+        conn, since, None, dataset, True if breaking else None, limit, 0, kind=kind, query=query
     )
     # Through the server's response model, so --db prints exactly what the API sends.
     body: dict[str, Any] = DriftList.model_validate(answer).model_dump(mode="json")

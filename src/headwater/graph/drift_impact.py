@@ -20,6 +20,8 @@ the columns its changes are in, over the lineage known when the change happened:
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +30,32 @@ from headwater.graph.impact import ImpactAnswer, ImpactSource, Start, impact_fro
 from headwater.graph.model import Direction, NodeId, NodeType
 from headwater.graph.traverse import NeighbourSource
 
-__all__ = ["DriftSubject", "answer_nodes", "changed_columns", "drift_impact", "drift_start"]
+__all__ = [
+    "DRIFT_CSV_COLUMNS",
+    "DriftSubject",
+    "answer_nodes",
+    "changed_columns",
+    "drift_impact",
+    "drift_start",
+    "to_csv",
+]
+
+#: The CSV form of a drift feed: one row per (drift, impacted node); a drift that
+#: reaches nothing (or carries no impact) has one row with the node columns empty.
+DRIFT_CSV_COLUMNS = (
+    "driftId",
+    "kind",
+    "datasetId",
+    "changedAt",
+    "breaking",
+    "consumer",
+    "id",
+    "type",
+    "depth",
+    "impact",
+    "path",
+    "pathEdges",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,3 +133,38 @@ def answer_nodes(answer: ImpactAnswer) -> Sequence[dict[str, Any]]:
         }
         for n in answer.nodes
     ]
+
+
+def to_csv(answer: Mapping[str, Any]) -> str:
+    """The CSV form of an ``/api/v2/drift`` JSON answer (see :data:`DRIFT_CSV_COLUMNS`),
+    paths joined by ``" > "``. It reads the JSON form so that the server and a CLI
+    talking to it write the same rows."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(DRIFT_CSV_COLUMNS)
+    for drift in answer["drifts"]:
+        consumer = (drift.get("consumer") or {}).get("jobId", "")
+        head = [
+            drift["id"],
+            drift["kind"],
+            drift["datasetId"],
+            str(drift["changedAt"]),
+            "true" if drift["breaking"] else "false",
+            consumer,
+        ]
+        nodes = (drift.get("impact") or {}).get("nodes") or []
+        if not nodes:
+            writer.writerow(head + [""] * 6)
+        for node in nodes:
+            writer.writerow(
+                head
+                + [
+                    node["id"],
+                    node["type"],
+                    node["depth"],
+                    node["impact"],
+                    " > ".join(node["path"]),
+                    " > ".join(node["pathEdges"]),
+                ]
+            )
+    return out.getvalue()

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from headwater.client.models.lineage import ImpactNode, ImpactSummary
+
 __all__ = [
     "Block",
     "BlockList",
@@ -20,6 +22,7 @@ __all__ = [
     "Drift",
     "DriftChange",
     "DriftConsumer",
+    "DriftImpact",
     "DriftList",
     "Owner",
     "Owners",
@@ -54,9 +57,22 @@ class DriftConsumer:
 
 
 @dataclass(frozen=True, kw_only=True)
+class DriftImpact:
+    """What a drift's changes reach downstream, over the lineage known at ``asOf``."""
+
+    asOf: datetime
+    depth: int
+    maxNodes: int
+    truncated: bool
+    nodes: tuple[ImpactNode, ...]
+    summary: ImpactSummary
+
+
+@dataclass(frozen=True, kw_only=True)
 class Drift:
     """A version drift (``kind`` ``version``) or a contract drift (``contract``, its consumer)."""
 
+    id: str
     kind: str
     datasetId: str
     namespace: str
@@ -67,6 +83,7 @@ class Drift:
     changes: tuple[DriftChange, ...]
     previousVersion: str | None = None
     consumer: DriftConsumer | None = None
+    impact: DriftImpact | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,6 +15,7 @@ from headwater.client.models import (
     BatchResult,
     CreatedToken,
     DirectedLineage,
+    Drift,
     DriftList,
     Health,
     Impact,
@@ -31,6 +32,7 @@ __all__ = [
     "create_token",
     "downstream",
     "drift",
+    "drift_item",
     "health",
     "impact",
     "impact_csv",
@@ -223,13 +225,18 @@ def drift(
     kind: str | None = None,
     limit: int = 100,
     offset: int = 0,
+    impact: bool = True,
+    impact_depth: int = 10,
+    max_nodes: int = 1000,
 ) -> Call[DriftList]:
     """A page of schema drifts, newest first: changes between dataset versions
     (kind ``version``) and consumers declaring a schema the dataset is not written
-    with (kind ``contract``).
+    with (kind ``contract``), each with what it reaches downstream.
 
     ``dataset`` is a ``dataset:NS:NAME`` node id; ``breaking`` keeps only breaking
-    (True) or only compatible (False) changes; ``kind`` only one kind.
+    (True) or only compatible (False) changes; ``kind`` only one kind; ``impact``
+    False leaves each drift's impact out (walked ``impact_depth`` jobs deep, at most
+    ``max_nodes`` nodes).
     """
     return Call(
         "GET",
@@ -243,7 +250,20 @@ def drift(
             kind=kind,
             limit=limit,
             offset=offset,
+            impact="true" if impact else "false",
+            impactDepth=impact_depth,
+            maxNodes=max_nodes,
         ),
+    )
+
+
+def drift_item(drift_id: str, *, impact_depth: int = 10, max_nodes: int = 1000) -> Call[Drift]:
+    """One drift by its ``id``, with its impact."""
+    return Call(
+        "GET",
+        f"{V2}/drift/{segment(drift_id)}",
+        model(Drift),
+        params(impactDepth=impact_depth, maxNodes=max_nodes),
     )
 
 

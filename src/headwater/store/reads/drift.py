@@ -22,7 +22,7 @@ from headwater.store.reads.common import Page, aware, naive, paged
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope
 from headwater.store.reads.visibility import visible
 
-__all__ = ["DriftFilter", "DriftKind", "drifts"]
+__all__ = ["DriftFilter", "DriftKind", "drift_id", "drifts", "parse_drift_id"]
 
 _dd, _sc, _d, _ns, _j = (t.dataset_drifts, t.schema_contracts, t.datasets, t.namespaces, t.jobs)
 _jns = _ns.alias("job_namespace")
@@ -41,6 +41,9 @@ class DriftFilter:
     #: Only drifts of datasets in these namespaces (and consumers in them).
     scope: NamespaceScope = EVERYTHING
     kind: DriftKind | None = None
+    #: One drift: the newer version's uuid, and a contract drift's declaring run.
+    version_uuid: str | None = None
+    run_uuid: str | None = None
     #: Only drifts of these datasets (the root-cause answer asks for an upstream's).
     dataset_ids: tuple[int, ...] | None = None
 
@@ -69,6 +72,7 @@ def _version_drifts(where: DriftFilter) -> sa.Select[Any]:
             visible(_d),
             where.scope.where(_ns.c.name),
             *_common(where, _dd.c.changed_at, _dd.c.dataset_id, _dd.c.breaking),
+            *_one(where, _dd.c.version_uuid),
         )
     )
 
@@ -103,6 +107,8 @@ def _contract_drifts(where: DriftFilter) -> sa.Select[Any]:
             where.scope.where(_ns.c.name),
             where.scope.where(_jns.c.name),
             *_common(where, _sc.c.changed_at, _sc.c.dataset_id, _sc.c.breaking),
+            *_one(where, _sc.c.version_uuid),
+            *([] if where.run_uuid is None else [_sc.c.run_uuid == where.run_uuid]),
         )
     )
 
@@ -122,6 +128,30 @@ def _common(
     if where.breaking is not None:
         out.append(breaking == where.breaking)
     return out
+
+
+def _one(where: DriftFilter, version_uuid: Any) -> list[sa.ColumnElement[bool]]:
+    return [] if where.version_uuid is None else [version_uuid == where.version_uuid]
+
+
+def drift_id(kind: str, version_uuid: str, run_uuid: str | None) -> str:
+    """A drift's id: ``version:{newer version}``, ``contract:{declaring run}:{version}``.
+
+    Both parts are event facts, so the id survives a rebuild of the store."""
+    if kind == "contract":
+        return f"contract:{run_uuid}:{version_uuid}"
+    return f"version:{version_uuid}"
+
+
+def parse_drift_id(text: str) -> DriftFilter | None:
+    """The filter finding the drift ``text`` names, or None when it names none."""
+    kind, _, rest = text.partition(":")
+    if kind == "version" and rest and ":" not in rest:
+        return DriftFilter(kind="version", version_uuid=rest)
+    run, _, version = rest.rpartition(":")
+    if kind == "contract" and run and version:
+        return DriftFilter(kind="contract", version_uuid=version, run_uuid=run)
+    return None
 
 
 def drifts(conn: sa.Connection, where: DriftFilter, page: Page) -> tuple[list[dict[str, Any]], int]:
@@ -145,6 +175,7 @@ def drifts(conn: sa.Connection, where: DriftFilter, page: Page) -> tuple[list[di
 
 def _answer(row: Any) -> dict[str, Any]:
     out = {
+        "id": drift_id(row.kind, row.version_uuid, row.run_uuid),
         "kind": row.kind,
         "datasetId": f"dataset:{row.namespace}:{row.name}",
         "namespace": row.namespace,
