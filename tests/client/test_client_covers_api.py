@@ -127,6 +127,8 @@ METHODS: dict[tuple[str, str], tuple[str, tuple[Any, ...], dict[str, Any]]] = {
     ("GET", "/api/v2/compliance"): ("compliance", (), {}),
     ("GET", "/api/v2/datasets/{nodeId}/quality"): ("quality", (NODE,), {}),
     ("GET", "/api/v2/datasets/{nodeId}/readers"): ("readers", (NODE,), {}),
+    ("GET", "/api/v2/datasets/{nodeId}/root-cause"): ("root_cause", (NODE,), {}),
+    ("GET", "/api/v2/duplicates"): ("duplicates", (), {}),
     ("GET", "/api/v2/drift"): ("drift", (), {}),
     ("GET", "/api/v2/impact"): ("impact", (NODE,), {}),
     ("GET", "/api/v2/lineage"): ("lineage", (NODE,), {}),

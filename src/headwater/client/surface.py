@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequen
 from typing import Any, Generic, ParamSpec, Protocol, TypeVar, overload
 
 from headwater.client.call import Call
+from headwater.client.operations import analysis as v2_analysis
 from headwater.client.operations import governance as v2_governance
 from headwater.client.operations import headwater as v2
 from headwater.client.operations import jobs as v1_jobs
@@ -177,6 +178,8 @@ class Operations:
     iter_readers = Pages(v2.readers)
     drift = Operation(v2.drift)
     iter_drift = Pages(v2.drift)
+    root_cause = Operation(v2_analysis.root_cause)
+    duplicates = Operation(v2_analysis.duplicates)
     # -- access, audit, the server
     tokens = Operation(v2.tokens)
     create_token = Operation(v2.create_token)

@@ -2,6 +2,8 @@
 
 from headwater.client.models.admin import *  # noqa: F403
 from headwater.client.models.admin import __all__ as _admin
+from headwater.client.models.analysis import *  # noqa: F403
+from headwater.client.models.analysis import __all__ as _analysis
 from headwater.client.models.governance import *  # noqa: F403
 from headwater.client.models.governance import __all__ as _governance
 from headwater.client.models.lineage import *  # noqa: F403
@@ -11,4 +13,4 @@ from headwater.client.models.marquez import __all__ as _marquez
 from headwater.client.models.quality import *  # noqa: F403
 from headwater.client.models.quality import __all__ as _quality
 
-__all__ = sorted([*_admin, *_governance, *_lineage, *_marquez, *_quality])  # noqa: PLE0605
+__all__ = sorted([*_admin, *_analysis, *_governance, *_lineage, *_marquez, *_quality])  # noqa: PLE0605
