@@ -93,6 +93,15 @@ setting                     environment variable                  meaning (defau
                                                                   names to one spelling (none:
                                                                   names as sent); see
                                                                   docs/namespaces.md
+``stale_producers``         ``HEADWATER_STALE_PRODUCERS``         producers known to send
+                                                                  periodic RUNNING events, as
+                                                                  ``PATTERN=DURATION`` items,
+                                                                  comma-separated; a silent run of
+                                                                  one is shown stale after
+                                                                  DURATION (the OpenLineage Flink
+                                                                  integration and headwater's
+                                                                  agent, ``5m``); ``none``: no
+                                                                  stale runs; see docs/server.md
 ==========================  ====================================  ================================
 
 A test keeps this table, :class:`Settings` and ``headwater serve --help`` in
@@ -112,7 +121,7 @@ from headwater.errors import ConfigError
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES", "DEFAULT_PORT", "ENV_PREFIX", "MIN_AUDIT_RETENTION", "Settings",
-    "parse_duration",
+    "parse_duration", "parse_stale_producers",
 ]
 
 ENV_PREFIX = "HEADWATER_"
@@ -167,6 +176,7 @@ class Settings:
     oidc_namespaces_claim: str | None = None
     oidc_name_claim: str = "sub"
     namespace_rules: Path | None = None
+    stale_producers: tuple[tuple[str, float], ...] | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -280,6 +290,8 @@ def _convert(name: str, raw: str) -> Any:
         return parse_duration(raw, var)
     if name in {"allowed_hosts", "cors_origins"}:
         return _split_hosts(raw)
+    if name == "stale_producers":
+        return parse_stale_producers(raw, var)
     if name in {"header_timeout", "body_timeout"}:
         try:
             return float(raw.strip())
@@ -315,6 +327,24 @@ def parse_duration(raw: str, what: str = "duration") -> float:
     if not value > 0 or value == float("inf"):
         raise ConfigError(f"{what} must be positive, got {raw!r}")
     return value
+
+
+def parse_stale_producers(raw: str, what: str = "stale_producers") -> tuple[tuple[str, float], ...]:
+    """``(pattern, seconds)`` pairs from ``PATTERN=DURATION`` items separated by commas;
+    ``none`` is no pair at all (no run is ever shown stale)."""
+    if raw.strip().lower() == "none":
+        return ()
+    pairs = []
+    for item in (part.strip() for part in raw.split(",")):
+        if not item:
+            continue
+        pattern, sep, duration = item.rpartition("=")
+        if not sep or not pattern.strip():
+            raise ConfigError(f"{what} items are PRODUCER_PATTERN=DURATION, got {item!r}")
+        pairs.append((pattern.strip(), parse_duration(duration, what)))
+    if not pairs:
+        raise ConfigError(f"{what} names no producer; use 'none' for no stale runs at all")
+    return tuple(pairs)
 
 
 def _split_hosts(raw: str) -> tuple[str, ...]:

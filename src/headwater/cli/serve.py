@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import click
 
-from headwater.config import Settings, parse_duration
+from headwater.config import Settings, parse_duration, parse_stale_producers
 from headwater.errors import HeadwaterError
 
 __all__ = ["serve", "server_options", "settings_from_options"]
@@ -25,6 +25,16 @@ def _duration(ctx: click.Context, param: click.Parameter, value: str | None) -> 
         return None
     try:
         return parse_duration(value, f"--{param.name}".replace("_", "-"))
+    except HeadwaterError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
+def _stale_producers(ctx: click.Context, param: click.Parameter,
+                     value: tuple[str, ...]) -> tuple[tuple[str, float], ...] | None:
+    if not value:
+        return None  # none given: HEADWATER_STALE_PRODUCERS or the default applies
+    try:
+        return parse_stale_producers(",".join(value), "--stale-producer")
     except HeadwaterError as exc:
         raise click.BadParameter(str(exc)) from exc
 
@@ -131,6 +141,12 @@ _OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
         "type": click.Path(dir_okay=False, path_type=Path), "metavar": "FILE",
         "help": "A TOML file of namespace rules mapping every producer's dataset names to "
         "one spelling (docs/namespaces.md). [HEADWATER_NAMESPACE_RULES; none]"}),
+    (("--stale-producer", "--stale-producers", "stale_producers"), {
+        "multiple": True, "callback": _stale_producers, "metavar": "PATTERN=DURATION",
+        "help": "Producers (URI pattern, * any text) known to send periodic RUNNING events: "
+        "a silent run of one shows as stale after DURATION (repeatable; 'none': never; "
+        "docs/server.md). [HEADWATER_STALE_PRODUCERS, comma-separated; the OpenLineage "
+        "Flink integration and headwater's agent, 5m]"}),
 ]
 
 

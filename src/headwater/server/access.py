@@ -105,6 +105,7 @@ NAMESPACE_FILTERED_READS = frozenset({
     "/api/v2/lineage",
     "/api/v2/impact",
     "/api/v2/drift",
+    "/api/v2/drift/",  # one drift, 404 outside the namespaces; its impact walk stays inside
     "/api/v2/duplicates",
     "/api/v2/datasets/",  # quality and readers of one dataset, 404 outside the namespaces
     "/api/v2/owners",
@@ -117,6 +118,7 @@ NAMESPACE_FILTERED_READS = frozenset({
     "/api/v2/classification/datasets",
     "/api/v2/compliance",
     "/api/v2/producers",
+    "/api/v2/runs/",  # one run's liveness, 404 outside the namespaces
 })
 
 

@@ -40,7 +40,9 @@ __all__ = [
     "ReaderList",
     "Run",
     "RunFacets",
+    "RunHeartbeat",
     "RunList",
+    "RunLiveness",
     "SearchResult",
     "SearchResultList",
     "Source",
@@ -408,3 +410,27 @@ class ReaderList:
     @property
     def items(self) -> tuple[Reader, ...]:
         return self.readers
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunHeartbeat:
+    """What makes a run heartbeat-tracked: its producer, its RUNNING events and cadence."""
+
+    producer: str | None
+    runningEvents: int
+    cadenceSeconds: float | None
+    staleAfterSeconds: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunLiveness:
+    """``GET /api/v2/runs/{id}``: the run's state and whether its producer went silent."""
+
+    id: str
+    job: JobId
+    state: str
+    stale: bool
+    startedAt: datetime | None
+    endedAt: datetime | None
+    lastEventAt: datetime | None
+    heartbeat: RunHeartbeat | None

@@ -18,6 +18,7 @@ from headwater.client.models import (
     Run,
     RunFacets,
     RunList,
+    RunLiveness,
 )
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "put_job",
     "run",
     "run_facets",
+    "run_liveness",
     "start_run",
     "tag_job",
     "untag_job",
@@ -188,6 +190,12 @@ def run_facets(
     return Call(
         "GET", f"{V1}/jobs/runs/{segment(run_id)}/facets", model(RunFacets), params(type=type)
     )
+
+
+def run_liveness(run_id: str) -> Call[RunLiveness]:
+    """The run's state as its events made it, and whether it is stale now: its producer
+    sends periodic RUNNING events and has been silent for longer than it should."""
+    return Call("GET", f"/api/v2/runs/{segment(run_id)}", model(RunLiveness))
 
 
 def _transition(action: str, run_id: str, at: Time) -> Call[Run]:

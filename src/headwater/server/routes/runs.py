@@ -1,17 +1,20 @@
-"""Run reads: ``GET /api/v1/jobs/runs/{id}``, its facets (Marquez) and its child runs."""
+"""Run reads: ``GET /api/v1/jobs/runs/{id}``, its facets (Marquez) and its child runs;
+``GET /api/v2/runs/{id}``, the run's state with whether its producer has gone silent."""
 
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import Path, Query
+from pydantic import BaseModel, Field
 
 from headwater.server.cursors import Cursor, CursorKey
-from headwater.server.deps import StoreDep
+from headwater.server.deps import SettingsDep, StoreDep
 from headwater.server.handlers import RequestError
 from headwater.server.openapi import error_responses
-from headwater.server.responses import ChildRunList, FacetsResponse, RunResponse
+from headwater.server.responses import ChildRunList, FacetsResponse, JobId, RunResponse, RunState
 from headwater.server.routes.reading import (
     Limit,
     Offset,
@@ -20,8 +23,9 @@ from headwater.server.routes.reading import (
     read_router,
 )
 from headwater.store.reads import runs as reads
+from headwater.store.reads.staleness import heartbeat_rules, run_liveness
 
-__all__ = ["RunIdPath", "router", "run_id_parameter", "run_id_query"]
+__all__ = ["RunIdPath", "RunLiveness", "router", "run_id_parameter", "run_id_query"]
 
 router = read_router()
 _READ: dict[str, Any] = {"tags": ["runs"], "responses": error_responses(404)}
@@ -86,3 +90,50 @@ def get_child_runs(
     with connection(store) as conn:
         items, total = reads.child_runs(conn, run_id_parameter(id), wanted, scope)
     return {"runs": items, "totalCount": total, "nextCursor": _CHILDREN.next_cursor(items, limit)}
+
+
+class RunHeartbeat(BaseModel):
+    producer: str | None = Field(description="The `producer` of the run's newest event.")
+    runningEvents: int = Field(description="RUNNING events the run has sent.")
+    cadenceSeconds: float | None = Field(
+        description="Mean seconds between the run's RUNNING events (their event times)."
+    )
+    staleAfterSeconds: float = Field(
+        description="Silence after which the run is stale: the producer's setting, or three "
+        "of the run's own intervals when longer."
+    )
+
+
+class RunLiveness(BaseModel):
+    id: str
+    job: JobId
+    state: RunState = Field(description="The state the run's events made (Marquez's names).")
+    stale: bool = Field(
+        description="Not terminal, its producer known to send periodic RUNNING events, and "
+        "nothing received for it for longer than `heartbeat.staleAfterSeconds`, now. Never "
+        "a terminal state: a late COMPLETE, FAIL or ABORT still ends the run."
+    )
+    startedAt: datetime | None
+    endedAt: datetime | None
+    lastEventAt: datetime | None = Field(
+        description="When the server received the run's newest event (UTC)."
+    )
+    heartbeat: RunHeartbeat | None = Field(
+        description="Set when the run is heartbeat-tracked: its producer matches a "
+        "`--stale-producer` pattern and it has sent at least two RUNNING events."
+    )
+
+
+@router.get("/api/v2/runs/{id}", response_model=RunLiveness, **_READ)
+def get_run_liveness(
+    id: RunIdPath,  # noqa: A002 - the v1 run paths' name
+    store: StoreDep,
+    settings: SettingsDep,
+    scope: ScopeDep,
+) -> dict[str, Any]:
+    """The run's state as its events made it, and whether it is stale: a run whose
+    producer beats a heartbeat (the OpenLineage Flink integration, headwater's agent for
+    streaming queries) and has gone silent. Derived at each read, never stored."""
+    rules = heartbeat_rules(settings.stale_producers)
+    with connection(store) as conn:
+        return run_liveness(conn, run_id_parameter(id), rules, scope)
