@@ -7,8 +7,8 @@ sends is stored through the server's ingestion API. Then the producer starts
 writing ``amount`` as a string: the store flags that the schema the producer
 writes no longer matches what the streaming job declares it reads (a breaking
 contract drift naming the consumer), records the topic's own schema change, and
-the impact of the topic's ``value`` column names the gold ``revenue`` column,
-with the path through each job.
+each drift's own answer names the gold ``revenue`` column as impacted, with the
+path through each job (as the impact of the topic's ``value`` column does).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
@@ -87,6 +88,8 @@ def test_a_type_change_in_a_topic_is_flagged_and_reaches_the_revenue_column(
             impact = client.get(
                 "/api/v2/impact", params={"nodeId": f"datasetField:{topic_id}:value"}
             ).json()
+            contract_id = next(d["id"] for d in drifts if d["kind"] == "contract")
+            contract_alone = client.get(f"/api/v2/drift/{quote(contract_id, safe='')}").json()
     finally:
         store.close()
 
@@ -113,3 +116,11 @@ def test_a_type_change_in_a_topic_is_flagged_and_reaches_the_revenue_column(
         revenue,
     ]
     assert reached[revenue]["path"][3].startswith(f"job:{namespace}:")
+    # The drift answer itself names revenue, by the same path through each job.
+    for drift in (contract, version, contract_alone):
+        in_drift = {n["id"]: n for n in drift["impact"]["nodes"]}
+        assert in_drift[revenue]["impact"] == "direct", drift["kind"]
+        assert in_drift[revenue]["path"] == reached[revenue]["path"], drift["kind"]
+        assert in_drift[f"dataset:file:{gold}"]["impact"] == "direct"
+        assert in_drift[reached[revenue]["path"][3]]["type"] == "JOB"
+        assert drift["impact"]["truncated"] is False
