@@ -141,6 +141,17 @@ def _resolved_node(text: str, resolve: Any) -> str | None:
     if node.type not in _DATASET_NODES:
         return None
     found = resolve(node.namespace, node.name)
+    if found is None and node.type is NodeType.DATASET:
+        # A raw namespace may hold colons a node id cannot tell from the separator
+        # (kafka://SASL_SSL://b1:9092): every other split is an alias to look for.
+        rest = text.partition(":")[2]
+        if node.version is not None:
+            rest = rest.rpartition("#")[0]
+        for i, char in enumerate(rest):
+            if char == ":" and (rest[:i], rest[i + 1 :]) != (node.namespace, node.name):
+                found = resolve(rest[:i], rest[i + 1 :])
+                if found is not None:
+                    break
     if found is None:
         return None
     renamed = str(NodeId(node.type, found[0], found[1], node.field))

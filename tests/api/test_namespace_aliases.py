@@ -1,0 +1,95 @@
+"""A client asking by a dataset's raw name (as a producer sent it) gets the dataset
+the namespace rules made of it: Marquez's v1 reads and headwater's v2 reads."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from fastapi.testclient import TestClient
+
+from headwater.config import Settings
+from headwater.errors import ConfigError
+from headwater.server.app import create_app, open_store
+from headwater.store import Store
+from tests.store.test_namespace_aliases import CONNECT, RULES, SPARK, TRINO
+
+CLUSTER = "kafka://orders-cluster"
+
+
+@pytest.fixture
+def aliased(db_url: str) -> Iterator[TestClient]:
+    store = Store.open(db_url)
+    store.use_namespace_rules(RULES)
+    try:
+        with TestClient(create_app(Settings(), store)) as client:
+            answer = client.post("/api/v1/lineage/batch", json=[CONNECT, SPARK, TRINO])
+            assert answer.json()["summary"]["successful"] == 3
+            yield client
+    finally:
+        store.close()
+
+
+def _v1(namespace: str, name: str, rest: str = "") -> str:
+    return f"/api/v1/namespaces/{quote(namespace, safe='')}/datasets/{quote(name, safe='')}{rest}"
+
+
+@pytest.mark.parametrize(
+    ("namespace", "name", "expected"),
+    [
+        ("kafka://b2:9092", "orders", (CLUSTER, "orders")),
+        ("kafka://b1:9092,b2:9092", "orders", (CLUSTER, "orders")),
+        ("kafka://PLAINTEXT://B2:9092", "orders", (CLUSTER, "orders")),
+        (CLUSTER, "orders", (CLUSTER, "orders")),
+        ("s3a://lake", "silver/orders/", ("s3://lake", "silver/orders")),
+        ("hive://metastore", "silver.orders", ("s3://lake", "silver/orders")),
+    ],
+)
+def test_v1_dataset_by_its_raw_name(
+    aliased: TestClient, namespace: str, name: str, expected: tuple[str, str]
+) -> None:
+    answer = aliased.get(_v1(namespace, name))
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["id"] == {"namespace": expected[0], "name": expected[1]}
+    versions = aliased.get(_v1(namespace, name, "/versions"))
+    assert versions.status_code == 200 and versions.json()["totalCount"] >= 1
+
+
+def test_an_unknown_name_is_still_a_404(aliased: TestClient) -> None:
+    assert aliased.get(_v1("kafka://b9:9092", "orders")).status_code == 404
+    assert aliased.get(_v1("kafka://b2:9092", "other")).status_code == 404
+
+
+def test_v1_lineage_by_a_raw_node_id(aliased: TestClient) -> None:
+    answer = aliased.get("/api/v1/lineage", params={"nodeId": "dataset:kafka://b2:9092:orders"})
+    assert answer.status_code == 200, answer.text
+    ids = {node["id"] for node in answer.json()["graph"]}
+    assert f"dataset:{CLUSTER}:orders" in ids
+    assert {"job:etl:connector", "job:etl:spark_job", "dataset:s3://lake:silver/orders"} <= ids
+    assert not any("b2:9092" in node_id for node_id in ids)
+
+
+def test_v2_reads_by_a_raw_node_id(aliased: TestClient) -> None:
+    # A namespace with colons a node id cannot split: every split is looked up.
+    raw = "dataset:kafka://PLAINTEXT://B2:9092:orders"
+    lineage = aliased.get("/api/v2/lineage", params={"nodeId": raw, "direction": "downstream"})
+    assert lineage.status_code == 200, lineage.text
+    assert lineage.json()["nodeId"] == f"dataset:{CLUSTER}:orders"
+    readers = aliased.get(f"/api/v2/datasets/{quote(raw, safe='')}/readers")
+    assert readers.status_code == 200, readers.text
+    assert {r["job"] for r in readers.json()["readers"]} == {"job:etl:spark_job"}
+    table = "dataset:hive://metastore:silver.orders"
+    readers = aliased.get(f"/api/v2/datasets/{quote(table, safe='')}/readers")
+    assert readers.status_code == 200, readers.text
+    # The report, reading the table by its catalog name, read the location.
+    assert {r["job"] for r in readers.json()["readers"]} == {"job:etl:report"}
+
+
+def test_a_bad_rules_file_stops_the_server_naming_the_field(tmp_path: Path) -> None:
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[[kafka.clusters]]\nname = "c"\nbrokers = "b1:9092"\n')
+    settings = Settings(db_url=f"sqlite:///{tmp_path / 'h.db'}", namespace_rules=rules)
+    with pytest.raises(ConfigError, match=r"rules.toml: kafka.clusters\[0\].brokers: "):
+        open_store(settings)
