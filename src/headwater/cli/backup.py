@@ -172,6 +172,8 @@ def rebuild(from_raw: bool, db_url: str | None, into: str | None,
     except HeadwaterError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"rebuilt {rebuilt} of {total} events into {_shown(target_url)}")
+    if rules is not None:
+        click.echo(f"namespace rules applied: {rules.fingerprint}")
     click.echo("carried over: " + ", ".join(f"{n} rows of {table}"
                                              for table, n in carried.items()))
     if floor is not None:
