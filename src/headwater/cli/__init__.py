@@ -32,6 +32,7 @@ _COMMANDS: dict[str, str] = {
     "ingest": "headwater.cli.ingest:ingest",
     "instrument": "headwater.cli.instrument:instrument",
     "lineage": "headwater.cli.lineage:lineage",
+    "namespaces": "headwater.cli.namespaces:namespaces",
     "owners": "headwater.cli.owners:owners",
     "quality": "headwater.cli.quality:quality",
     "readers": "headwater.cli.readers:readers",
