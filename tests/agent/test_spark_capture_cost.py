@@ -226,12 +226,11 @@ def test_a_chain_the_jvm_cannot_build_falls_back_and_is_not_retried(spark: Any) 
 
 
 def test_sql_text_comes_from_the_origin_in_one_call(spark: Any, tmp_path: Path) -> None:
-    from headwater.agent.listener import ActionListener, LogOnce
+    from headwater.agent.sql_calls import statement_text
 
     spark.range(3).createOrReplaceTempView("sql_text_src")
     statement = f"INSERT OVERWRITE DIRECTORY '{tmp_path / 'dir'}' USING parquet SELECT id FROM sql_text_src"
     reported = _reported_writes(spark, lambda: spark.sql(statement))
-    listener = ActionListener(spark._jsparkSession, spark._jvm, lambda item: None, LogOnce())
-    assert statement in [listener._sql_text(qe) for qe, _ in reported]
+    assert statement in [statement_text(qe) for qe, _ in reported]
     [(qe, _)] = _reported_writes(spark, lambda: spark.range(2).write.parquet(str(tmp_path / "plain")))
-    assert listener._sql_text(qe) is None
+    assert statement_text(qe) is None

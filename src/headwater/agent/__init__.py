@@ -61,6 +61,7 @@ class Agent:
         self._dropped: Any = None
         self._streams: Any = None
         self._ml: Any = None
+        self._sql_calls: Any = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -175,6 +176,14 @@ class Agent:
             self._log_once("wrapping RDD saves", exc)
         _register_exit_hook()
         self._wrap_stop(spark)
+        try:
+            from headwater.agent.sql_calls import SqlCalls
+
+            sql_calls = SqlCalls()
+            sql_calls.wrap(spark)
+            self._sql_calls = sql_calls
+        except Exception as exc:  # a command whose plan lost its SQL text has no sql facet
+            self._log_once("recording spark.sql calls", exc)
         self.enabled = True
         self._emit(self.model.application_event("START"))
 
@@ -257,6 +266,8 @@ class Agent:
             micro_batch=stream_run.micro_batch if stream_run is not None else None,
         )
         catalog_impl = self._context.get("catalog_impl", "hive")
+        if capture.query_execution is not None:
+            capture.sql = self._statement_text(capture, look_up=stream_run is None)
         if stream_run is not None:
             _, inputs, outputs = plan_datasets(ctx, self.model, catalog_impl, capture.executed)
             self._streams.absorb(stream_run, inputs, outputs)
@@ -272,6 +283,23 @@ class Agent:
             record(time.perf_counter() - began, time.thread_time() - began_cpu)
         for event in events:
             self._emit(event)
+
+    def _statement_text(self, capture: Any, look_up: bool) -> str | None:
+        """The SQL text of an action whose plan lost it, from the ``spark.sql`` call
+        that ran it (:mod:`.sql_calls`); ``None`` if no such call did. The action's
+        ``QueryExecution`` is released either way."""
+        from headwater.agent.py4j.proxies import proxy_scope
+
+        qe, capture.query_execution = capture.query_execution, None
+        with proxy_scope(qe):
+            try:
+                if look_up and self._sql_calls is not None:
+                    return self._sql_calls.text_for(qe, capture.plan.tree.cls, capture.end_time)
+            except Exception as exc:
+                self._log_once("finding the SQL text of a spark.sql command", exc)
+            finally:
+                del qe
+        return None
 
     def _analyzed_json(self, qe: Any) -> str | None:
         """The action's analyzed plan as JSON, where the columns a model added keep
@@ -343,6 +371,8 @@ class Agent:
             if self._streams is not None:
                 self._streams.unregister()
             self._worker.stop(timeout)
+            if self._sql_calls is not None:
+                self._sql_calls.unwrap()
             if self._streams is not None:
                 self._streams.close(error)
             if self._ml is not None:

@@ -110,6 +110,9 @@ class ActionCapture:
     end_time: float = 0.0
     sql: str | None = None
     error: tuple[str, str | None] | None = None
+    #: The action's ``QueryExecution`` while its SQL text is still to be found
+    #: through the ``spark.sql`` call that ran it (:mod:`.sql_calls`).
+    query_execution: Any = None
 
 
 def _catalog_args(ctx: VisitContext, catalog_impl: str) -> dict[str, Any]:

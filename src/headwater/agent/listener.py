@@ -43,11 +43,11 @@ from headwater.agent.jvm import (
     execution_input_metrics,
 )
 from headwater.agent.plan import short_class
-from headwater.agent.py4j.chains import JvmChain, chained
 from headwater.agent.py4j.proxies import proxy_scope
 from headwater.agent.sources.ddl import DDL_COMMANDS, DROP_COMMANDS, table_idents
 from headwater.agent.sources.dsv2 import CAPTURE_AT_ONCE as V2_CAPTURE_AT_ONCE
 from headwater.agent.sources.dsv2 import NESTED_WRITE, PINNED, V2_DROP, pin_table, pinned_root_facts
+from headwater.agent.sql_calls import statement_text
 
 __all__ = ["ActionListener", "CAPTURE_AT_ONCE", "CaptureWorker", "LogOnce", "PendingAction"]
 
@@ -76,14 +76,6 @@ _NESTED_KEPT = 16
 
 #: Look-ups of a write's execution in the status store, 50 ms apart.
 _LOOKUP_TRIES = 10
-
-#: The SQL text of an action's logical plan, as the text of a Scala ``Option``.
-_SQL_TEXT = JvmChain(
-    ("org.apache.spark.sql.execution.QueryExecution", "logical", ()),
-    ("org.apache.spark.sql.catalyst.trees.TreeNode", "origin", ()),
-    ("org.apache.spark.sql.catalyst.trees.Origin", "sqlText", ()),
-    ("java.lang.Object", "toString", ()),
-)
 
 logger = logging.getLogger(__name__)
 
@@ -342,6 +334,7 @@ class ActionListener:
         if exception is not None:
             error = self._error(exception)
         duration = (duration_ns or 0) / 1e9
+        sql = statement_text(qe)
         return ActionCapture(
             func_name=func_name,
             plan=plan,
@@ -349,8 +342,10 @@ class ActionListener:
             executed=executed,
             start_time=end - duration,
             end_time=end,
-            sql=self._sql_text(qe),
+            sql=sql,
             error=error,
+            # Kept for the worker to find the text through the spark.sql call (.sql_calls).
+            query_execution=qe if sql is None else None,
         )
 
     def _dropped_nothing(self, root: Any, resolved: dict[str, Any] | None) -> bool:
@@ -420,21 +415,6 @@ class ActionListener:
         if self._catalog is None:
             self._catalog = CatalogLookup(self._jsession)
         return self._catalog
-
-    def _sql_text(self, qe: Any) -> str | None:
-        # spark.sql() records the statement text as the logical plan's origin: read as
-        # the text of that Option in one call ("None" or "Some(<text>)"), else step by step.
-        try:
-            option = str(chained(_SQL_TEXT, lambda q: q.logical().origin().sqlText().toString(), qe))
-            if option.startswith("Some(") and option.endswith(")"):
-                return option[5:-1]
-            if option != "None":
-                origin = qe.logical().origin().sqlText()
-                if origin.isDefined():
-                    return str(origin.get())
-        except Exception:
-            logger.debug("no SQL text", exc_info=True)
-        return None
 
     def _error(self, exception: Any) -> tuple[str, str | None]:
         message = str(exception.getMessage() or exception.toString())
