@@ -203,6 +203,34 @@ def _dataset_types(conn: sa.Connection, subjects: Sequence[str]) -> dict[str, st
     return found
 
 
+def _failed_assertions(conn: sa.Connection, subjects: Sequence[str]) -> dict[str, int]:
+    """How many assertions failed in the newest ``dataQualityAssertions`` facet sent about
+    each dataset (as a run's input or output, or on the dataset itself), by node id, for
+    the datasets whose newest assertions have failures: the graph marks them."""
+    f = t.facets
+    newest: dict[str, tuple[datetime, str, Any]] = {}
+    for batch in chunks(sorted(set(subjects))):
+        for subject, payload, time, digest in conn.execute(
+            sa.select(f.c.subject, f.c.payload, f.c.event_time, f.c.event_hash).where(
+                f.c.kind.in_(("input", "output", "dataset")),
+                f.c.subject.in_(batch),
+                f.c.name == "dataQualityAssertions",
+            )
+        ):
+            known = newest.get(subject)
+            if known is None or (time, digest) > known[:2]:
+                newest[subject] = (time, digest, payload)
+    found: dict[str, int] = {}
+    for subject, (_, _, payload) in newest.items():
+        items = payload.get("assertions") if isinstance(payload, dict) else None
+        failed = sum(
+            1 for item in items or () if isinstance(item, dict) and item.get("success") is False
+        )
+        if failed:
+            found[subject] = failed
+    return found
+
+
 def node_summaries(
     conn: sa.Connection,
     node_ids: Sequence[str],
@@ -226,13 +254,18 @@ def node_summaries(
             (namespace, name): version
             for namespace, (name, version) in _DATASET_VERSIONS.rows_by_name(conn, keys, as_of)
         }
-        kinds = _dataset_types(conn, [f"dataset:{n.namespace}:{n.name}" for _, n in datasets])
+        subjects = [f"dataset:{n.namespace}:{n.name}" for _, n in datasets]
+        kinds = _dataset_types(conn, subjects)
+        failing = _failed_assertions(conn, subjects)
         for node_id, n in datasets:
             version = n.version or current.get((n.namespace, n.name))
             result[node_id] = {"namespace": n.namespace, "name": n.name, "version": version}
             kind = kinds.get(f"dataset:{n.namespace}:{n.name}")
             if kind:
                 result[node_id]["datasetType"] = kind
+            failed = failing.get(f"dataset:{n.namespace}:{n.name}")
+            if failed:
+                result[node_id]["failedAssertions"] = failed
 
     jobs = by_type[NodeType.JOB]
     if jobs:
@@ -260,9 +293,17 @@ def node_summaries(
             parent_ref = run_parent.get(n.name)
             if parent_ref is not None and not _parent_seen(conn, parent_ref, scope):
                 parent_ref = None
-            summary = _run_summary(row) if row is not None else {
-                "id": n.name, "state": None, "startedAt": None, "endedAt": None, "durationMs": None
-            }
+            summary = (
+                _run_summary(row)
+                if row is not None
+                else {
+                    "id": n.name,
+                    "state": None,
+                    "startedAt": None,
+                    "endedAt": None,
+                    "durationMs": None,
+                }
+            )
             result[node_id] = {
                 "runId": n.name,
                 "job": {"namespace": row.namespace, "name": row.job_name} if row else None,
