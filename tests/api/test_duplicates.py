@@ -52,7 +52,7 @@ def _job(n: int, namespace: str, job: str, out: str, lineage: dict[str, Any]) ->
     return run_event(
         "COMPLETE",
         f"2026-03-01T00:00:0{n}Z",
-        f"00000000-0000-4000-8000-{n:012d}",
+        f"00000000-0000-4000-9000-{n:012d}",
         job=job,
         namespace=namespace,
         inputs=[dataset(*ORDERS)],

@@ -7,12 +7,14 @@ import { pagedTable } from "../pager";
 import { navigate } from "../router";
 import { runIdLink } from "../run-ids";
 import { qualitySection } from "./dataset-quality";
+import { rootCauseSection } from "./dataset-root-cause";
 import { classificationSection } from "./dataset-tags";
 
 export async function datasetView(root: HTMLElement, url: URL, namespace: string, name: string): Promise<void> {
   let dataset, versions: DatasetVersion[];
   const classification = classificationSection(nodeIds.dataset(namespace, name));
   const quality = qualitySection(nodeIds.dataset(namespace, name));
+  const upstream = rootCauseSection(nodeIds.dataset(namespace, name));
   try {
     [dataset, { versions }] = await Promise.all([api.dataset(namespace, name), api.datasetVersions(namespace, name)]);
   } catch (error) {
@@ -36,6 +38,8 @@ export async function datasetView(root: HTMLElement, url: URL, namespace: string
   if (tags) root.append(tags);
   const checks = await quality;
   if (checks) root.append(checks);
+  const changed = await upstream;
+  if (changed) root.append(changed);
 
   // Versions: newest first. The diff compares a (older, default the previous) with b (default newest).
   const byId = new Map(versions.map((v) => [v.version, v]));

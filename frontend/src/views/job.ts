@@ -3,6 +3,7 @@ import { api, nodeIds, pageUrl, type DatasetId } from "../api";
 import { add, errorBox, facetList, formatDuration, formatTime, h, link, section, stateBadge } from "../dom";
 import { pagedTable } from "../pager";
 import { runIdLink } from "../run-ids";
+import { duplicatesSection } from "./job-duplicates";
 
 const datasetLinks = (items: DatasetId[]) =>
   items.length ? h("ul", {}, items.map((d) => h("li", {}, link(pageUrl.dataset(d.namespace, d.name), d.name)))) : h("p", { class: "muted" }, "None.");
@@ -31,6 +32,7 @@ export async function jobView(root: HTMLElement, namespace: string, name: string
       job.description ? h("p", {}, job.description) : null,
       h("div", { class: "columns" }, section("Inputs", datasetLinks(job.inputs)), section("Outputs", datasetLinks(job.outputs))),
       section("Runs", runs),
+      await duplicatesSection(nodeIds.job(namespace, name)),
       sql ? section("SQL", h("pre", { class: "sql", "data-testid": "sql" }, sql)) : null,
       section("Facets", facetList(job.facets)),
     );

@@ -96,12 +96,19 @@ export function drawGraph(options: DrawOptions): cytoscape.Core {
   for (const node of nodes) {
     const parsed = parseNodeId(node.id);
     const { label, state } = nodeLook(node, grouped, undefined, runIds);
-    const classes = [node.id === options.rootId ? "root" : "", options.frontier.has(node.id) ? "more" : ""].filter(Boolean).join(" ");
+    // A dataset whose newest assertions fail is marked, with the count on a line of its own.
+    const failed = (node.data as { failedAssertions?: number } | null)?.failedAssertions ?? 0;
+    const classes = [node.id === options.rootId ? "root" : "", options.frontier.has(node.id) ? "more" : "",
+      failed ? "failing" : ""].filter(Boolean).join(" ");
+    const looks = labelData(node.id, node.type, label);
+    const mark = failed ? `✗ ${failed} assertion${failed === 1 ? "" : "s"} failing` : "";
     elements.push({
       group: "nodes",
       data: {
         id: node.id,
-        ...labelData(node.id, node.type, label),
+        label: mark ? `${looks.label}\n${mark}` : looks.label,
+        full: mark ? `${looks.full}\n${mark}` : looks.full,
+        failedAssertions: failed,
         kind: node.type,
         datasetType: (node.data as { datasetType?: string } | null)?.datasetType ?? "",
         state,

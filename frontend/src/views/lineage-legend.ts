@@ -11,6 +11,7 @@ const NODE_KINDS: [string, string][] = [
   ["field", "column"],
   ["folded", "folded parent job or run"],
   ["frontier", "more neighbours not drawn"],
+  ["failing", "dataset whose newest assertions fail (✗ how many)"],
 ];
 
 const EDGE_KINDS: [string, string][] = [
