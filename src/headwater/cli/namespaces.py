@@ -48,8 +48,8 @@ def check(output: str, url: str, db_url: str | None) -> None:
 
 def _on_db(conn: Any) -> dict[str, Any]:
     from headwater.server.routes.namespace_check import NamespaceCheck, check_answer
-    from headwater.store.aliases import rules_in_force
+    from headwater.store.aliases import rules_applied, rules_in_force
 
-    answer = check_answer(conn, rules_in_force(conn))
+    answer = check_answer(conn, rules_in_force(conn), rules=rules_applied(conn))
     body: dict[str, Any] = NamespaceCheck.model_validate(answer).model_dump(mode="json")
     return body

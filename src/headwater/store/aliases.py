@@ -15,14 +15,16 @@ from collections.abc import Iterator
 
 import sqlalchemy as sa
 
+from headwater.errors import ConfigError
 from headwater.events.parse import normalise_namespace
 from headwater.store import tables as t
-from headwater.store.namespace_rules import NamespaceRules
+from headwater.store.namespace_rules import NamespaceRules, parse_rules
 from headwater.store.transactions import now_utc, write_transaction
 
 __all__ = [
     "any_aliases",
     "record_rules",
+    "rules_applied",
     "resolve",
     "rules_change",
     "rules_in_force",
@@ -96,6 +98,17 @@ def rules_in_force(conn: sa.Connection) -> str | None:
     """The fingerprint of the rules the derived tables follow (None: names as sent)."""
     fingerprint: str | None = conn.scalar(sa.select(t.namespace_rules_applied.c.fingerprint))
     return fingerprint
+
+
+def rules_applied(conn: sa.Connection) -> NamespaceRules | None:
+    """The rules the derived tables follow, read back from the store (None: names as sent)."""
+    source = conn.scalar(sa.select(t.namespace_rules_applied.c.rules))
+    if source is None:
+        return None
+    try:
+        return parse_rules(source, "the store's namespace rules")
+    except ConfigError:
+        return None  # recorded by a release that read rules differently
 
 
 def rules_change(engine: sa.Engine, rules: NamespaceRules | None) -> str | None:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from headwater.server.deps import StoreDep
 from headwater.server.routes.reading import ScopeDep, connection, read_router
 from headwater.store import namespace_check
-from headwater.store.aliases import rules_in_force
+from headwater.store.aliases import rules_applied, rules_in_force
 from headwater.store.namespace_rules import NamespaceRules
 
 __all__ = ["NamespaceCheck", "check_answer", "router"]
@@ -64,4 +64,4 @@ def check(store: StoreDep, scope: ScopeDep) -> dict[str, Any]:
     """Datasets that look like one dataset under two names, each group with the
     namespace rule that would merge it (docs/namespaces.md)."""
     with connection(store) as conn:
-        return check_answer(conn, rules_in_force(conn), scope.sees, store.namespace_rules)
+        return check_answer(conn, rules_in_force(conn), scope.sees, rules_applied(conn))
