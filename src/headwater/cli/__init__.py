@@ -39,6 +39,7 @@ _COMMANDS: dict[str, str] = {
     "rebuild": "headwater.cli.backup:rebuild",
     "retention": "headwater.cli.retention:retention",
     "root-cause": "headwater.cli.root_cause:root_cause",
+    "run": "headwater.cli.run_state:run",
     "search": "headwater.cli.search:search",
     "sample": "headwater.cli.sample:sample",
     "serve": "headwater.cli.serve:serve",
