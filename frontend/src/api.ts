@@ -190,6 +190,15 @@ export interface Producer {
   agent: { runId: string; eventTime: string; figures: Record<string, unknown> } | null;
 }
 
+/** A run's liveness, as /api/v2/runs/{id} answers: stale when its producer went silent. */
+export interface RunLiveness {
+  id: string;
+  state: string;
+  stale: boolean;
+  lastEventAt: string | null;
+  heartbeat: { producer: string | null; runningEvents: number; cadenceSeconds: number | null; staleAfterSeconds: number } | null;
+}
+
 const enc = encodeURIComponent;
 
 export const api = {
@@ -208,6 +217,7 @@ export const api = {
   jobRuns: (ns: string, name: string, limit = 50, offset = 0) =>
     getJson<{ runs: Run[]; totalCount: number }>(`/api/v1/namespaces/${enc(ns)}/jobs/${enc(name)}/runs`, { limit, offset }),
   run: (id: string) => getJson<Run>(`/api/v1/jobs/runs/${enc(id)}`),
+  runLiveness: (id: string) => getJson<RunLiveness>(`/api/v2/runs/${enc(id)}`),
   runChildren: (id: string, limit = 100, offset = 0) =>
     getJson<{ runs: ChildRun[]; totalCount: number }>(`/api/v1/jobs/runs/${enc(id)}/children`, { limit, offset }),
   producers: () => getJson<{ producers: Producer[] }>("/api/v2/producers"),

@@ -1,7 +1,8 @@
-// The run page: state and times, input and output dataset versions, parent and child runs
+// The run page: state and times (and a STALE mark when /api/v2/runs/{id} says the run's
+// producer beats a heartbeat and went silent), input and output dataset versions, parent and child runs
 // (listed from /api/v1/jobs/runs/{id}/children, a page at a time), the error message of a
 // failed run, and its facets.
-import { api, nodeIds, pageUrl, type Run } from "../api";
+import { api, nodeIds, pageUrl, type Run, type RunLiveness } from "../api";
 import { pagedTable } from "../pager";
 import { runIdLink } from "../run-ids";
 import { add, errorBox, facetList, formatDuration, formatTime, h, link, section, stateBadge, table } from "../dom";
@@ -13,18 +14,27 @@ const versionRows = (items: Run["inputDatasetVersions"]) =>
 
 export async function runView(root: HTMLElement, url: URL, id: string): Promise<void> {
   let run: Run;
+  // The liveness read is extra: an answer without it still shows the run.
+  const liveness = api.runLiveness(id).catch(() => null);
   try {
     run = await api.run(id);
   } catch (error) {
     root.append(errorBox(error));
     return;
   }
+  const live: RunLiveness | null = await liveness;
+  const stale = live?.stale && live.heartbeat
+    ? h("span", {
+        class: "state state-stale", "data-testid": "stale",
+        title: `No event received since ${formatTime(live.lastEventAt)} (stale after ${live.heartbeat.staleAfterSeconds} s of silence); the run is not ended`,
+      }, "STALE")
+    : null;
   const job = run.jobVersion;
   const parent = run.facets?.parent;
   const error = run.facets?.errorMessage;
   add(root,
     h("div", { class: "page-head" }, h("span", { class: "kind kind-run" }, "run"), h("h1", { class: "mono" }, id),
-      h("p", {}, stateBadge(run.state), ` started ${formatTime(run.startedAt)} · ended ${formatTime(run.endedAt)} · ${formatDuration(run.durationMs)}`),
+      h("p", {}, stateBadge(run.state), stale ? " " : "", stale, ` started ${formatTime(run.startedAt)} · ended ${formatTime(run.endedAt)} · ${formatDuration(run.durationMs)}`),
       job ? h("p", {}, "job ", link(pageUrl.job(job.namespace, job.name), job.name)) : null,
       link(pageUrl.lineage(nodeIds.run(id)), "view run lineage", { class: "button" }), " ",
       link(pageUrl.lineage(nodeIds.run(id), { collapse: "1" }), "… with child runs collapsed", { class: "button" })),
