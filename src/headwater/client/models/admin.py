@@ -16,6 +16,9 @@ __all__ = [
     "FailedEvent",
     "Health",
     "IngestResult",
+    "NamespaceCheck",
+    "NamespaceSuspect",
+    "NamespaceSuspectDataset",
     "Producer",
     "ProducerList",
     "QuarantineList",
@@ -166,3 +169,27 @@ class Producer:
 @dataclass(frozen=True, kw_only=True)
 class ProducerList:
     producers: tuple[Producer, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class NamespaceSuspectDataset:
+    namespace: str
+    name: str
+    nodeId: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class NamespaceSuspect:
+    """Datasets that look like one under several names, and the rule that would merge them."""
+
+    kind: str  # kafka, s3, trailing-slash or symlink
+    certain: bool
+    reason: str
+    rule: str  # a TOML snippet for the namespace rules file
+    datasets: tuple[NamespaceSuspectDataset, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class NamespaceCheck:
+    suspects: tuple[NamespaceSuspect, ...]
+    rulesInForce: str | None = None

@@ -20,6 +20,7 @@ from headwater.client.models import (
     Health,
     Impact,
     IngestResult,
+    NamespaceCheck,
     ProducerList,
     Quality,
     QuarantineList,
@@ -40,6 +41,7 @@ __all__ = [
     "ingest_batch",
     "lineage",
     "metrics",
+    "namespace_check",
     "producers",
     "quality",
     "readers",
@@ -105,6 +107,12 @@ def readers(
 def producers() -> Call[ProducerList]:
     """Every producer per job namespace: events stored and refused, last arrival."""
     return Call("GET", f"{V2}/producers", model(ProducerList))
+
+
+def namespace_check() -> Call[NamespaceCheck]:
+    """Datasets that look like one under several names, each with the namespace rule
+    that would merge them."""
+    return Call("GET", f"{V2}/namespaces/check", model(NamespaceCheck))
 
 
 def metrics() -> Call[str]:
