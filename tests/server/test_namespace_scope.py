@@ -63,6 +63,7 @@ ANSWERED = {
     "/api/v2/lineage",
     "/api/v2/impact",
     "/api/v2/drift",
+    "/api/v2/drift/{driftId}",
     "/api/v2/owners",
     "/api/v2/propagation-blocks",
     "/api/v2/tag-definitions",
@@ -73,6 +74,7 @@ ANSWERED = {
     "/api/v2/classification/datasets",
     "/api/v2/compliance",
     "/api/v2/producers",
+    "/api/v2/runs/{id}",
 }
 
 
@@ -95,6 +97,13 @@ def seeded(store: Store) -> tuple[TestClient, str, dict[str, str]]:
         f"/api/v1/namespaces/{TEAM_JOBS}/jobs/teama_app.orders_clean", headers=admin
     ).json()
     versions = {"dataset": dataset["currentVersion"], "job": job["currentVersion"]}
+    # A drift of each side, for /api/v2/drift/{driftId}.
+    for drift in client.get("/api/v2/drift", params={"impact": "false"}, headers=admin).json()[
+        "drifts"
+    ]:
+        side = "canary_drift" if CANARY in drift["datasetId"].lower() else "drift"
+        versions.setdefault(side, drift["id"])
+    assert {"drift", "canary_drift"} <= versions.keys()
     yield client, team, versions
     client.__exit__(None, None, None)
 
@@ -115,6 +124,7 @@ def _path_variants(template: str, versions: dict[str, str]) -> tuple[list[str], 
         "version": [versions["dataset" if is_dataset else "job"]],
         "id": [TEAM_APP_RUN, TEAM_CLEAN_RUN, TEAM_ORPHAN_RUN],
         "source": ["teama_source"],
+        "driftId": [quote(versions["drift"], safe="")],
         "nodeId": [
             quote(f"dataset:{TEAM_LAKE}:{name}", safe="") for name in ("orders_clean", "orders_in")
         ],
@@ -139,6 +149,8 @@ def _path_variants(template: str, versions: dict[str, str]) -> tuple[list[str], 
         canary = fill(canary_ns, values["id"])
     elif "id" in names:
         canary = fill([], [CANARY_READER_RUN, CANARY_PARENT_RUN])
+    elif "driftId" in names:
+        canary = [template.replace("{driftId}", quote(versions["canary_drift"], safe=""))]
     elif "source" in names:
         canary = [template.replace("{source}", "canary_source")]
     elif "nodeId" in names:

@@ -138,6 +138,7 @@ class Operations:
     child_runs = Operation(v1_jobs.child_runs)
     iter_child_runs = Pages(v1_jobs.child_runs)
     run_facets = Operation(v1_jobs.run_facets)
+    run_liveness = Operation(v1_jobs.run_liveness)
     start_run = Operation(v1_jobs.start_run)
     complete_run = Operation(v1_jobs.complete_run)
     fail_run = Operation(v1_jobs.fail_run)
@@ -180,6 +181,7 @@ class Operations:
     iter_drift = Pages(v2.drift)
     root_cause = Operation(v2_analysis.root_cause)
     duplicates = Operation(v2_analysis.duplicates)
+    drift_item = Operation(v2.drift_item)
     # -- access, audit, the server
     tokens = Operation(v2.tokens)
     create_token = Operation(v2.create_token)
