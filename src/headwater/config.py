@@ -102,6 +102,14 @@ setting                     environment variable                  meaning (defau
                                                                   integration and headwater's
                                                                   agent, ``5m``); ``none``: no
                                                                   stale runs; see docs/server.md
+``drift_webhook``           ``HEADWATER_DRIFT_WEBHOOK``           POST each new or changed schema
+                                                                  drift, with its impact, to this
+                                                                  URL (none); retried with backoff
+``drift_webhook_breaking_only``  ``HEADWATER_DRIFT_WEBHOOK_BREAKING_ONLY``  only breaking drifts
+                                                                  go to the webhook (``false``)
+``drift_webhook_secret``    ``HEADWATER_DRIFT_WEBHOOK_SECRET``    sign each webhook POST with
+                                                                  HMAC-SHA256 under this secret
+                                                                  (none: unsigned)
 ==========================  ====================================  ================================
 
 A test keeps this table, :class:`Settings` and ``headwater serve --help`` in
@@ -177,6 +185,9 @@ class Settings:
     oidc_name_claim: str = "sub"
     namespace_rules: Path | None = None
     stale_producers: tuple[tuple[str, float], ...] | None = None
+    drift_webhook: str | None = None
+    drift_webhook_breaking_only: bool = False
+    drift_webhook_secret: str | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -224,6 +235,12 @@ class Settings:
             if not self.oidc_audience:
                 raise ConfigError("oidc_audience must be set with oidc_issuer: the aud claim "
                                   "a token must name, so tokens for other services fail")
+        if self.drift_webhook == "":
+            object.__setattr__(self, "drift_webhook", None)
+        if self.drift_webhook is not None:
+            _check_webhook(self.drift_webhook)
+        if self.drift_webhook_secret == "":
+            object.__setattr__(self, "drift_webhook_secret", None)
         if self.api_key == "":
             # An empty key would make every request "authenticated"; treat as unset.
             object.__setattr__(self, "api_key", None)
@@ -283,6 +300,15 @@ def _check_issuer(issuer: str) -> None:
                           f"got {issuer!r}")
 
 
+def _check_webhook(url: str) -> None:
+    """A webhook URL is http(s) with a host: a typo fails at start, not at the first drift."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"drift_webhook must be an http or https URL, got {url!r}")
+
+
 def _convert(name: str, raw: str) -> Any:
     """Turn one environment string into the field's type, naming the variable on error."""
     var = ENV_PREFIX + name.upper()
@@ -302,7 +328,7 @@ def _convert(name: str, raw: str) -> Any:
             return int(raw.strip())
         except ValueError:
             raise ConfigError(f"{var} must be an integer, got {raw!r}") from None
-    if name in {"access_log", "public_reads", "audit_reads"}:
+    if name in {"access_log", "public_reads", "audit_reads", "drift_webhook_breaking_only"}:
         lowered = raw.strip().lower()
         if lowered in _TRUE:
             return True

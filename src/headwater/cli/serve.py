@@ -147,6 +147,17 @@ _OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
         "a silent run of one shows as stale after DURATION (repeatable; 'none': never; "
         "docs/server.md). [HEADWATER_STALE_PRODUCERS, comma-separated; the OpenLineage "
         "Flink integration and headwater's agent, 5m]"}),
+    (("--drift-webhook", "drift_webhook"), {
+        "metavar": "URL", "help": "POST each new or changed schema drift, with its impact, "
+        "to this URL; retried with backoff, never holding up ingestion (docs/server.md). "
+        "[HEADWATER_DRIFT_WEBHOOK]"}),
+    (("--drift-webhook-breaking-only/--no-drift-webhook-breaking-only",
+      "drift_webhook_breaking_only"), {
+        "default": None, "help": "Only breaking drifts go to the webhook. "
+        "[HEADWATER_DRIFT_WEBHOOK_BREAKING_ONLY; off]"}),
+    (("--drift-webhook-secret", "drift_webhook_secret"), {
+        "metavar": "SECRET", "help": "Sign each webhook POST (X-Headwater-Signature, "
+        "HMAC-SHA256). [HEADWATER_DRIFT_WEBHOOK_SECRET; unsigned]"}),
 ]
 
 

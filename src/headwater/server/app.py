@@ -21,6 +21,7 @@ from headwater.server.handlers import install_handlers
 if TYPE_CHECKING:
     from headwater.server.access import Access
     from headwater.server.connect_poller import ConnectPoller
+    from headwater.server.drift_webhook import DriftWebhook
     from headwater.server.oidc import JwtVerifier
     from headwater.store import Store
 
@@ -76,7 +77,10 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
 
             retention = RetentionJob(active_store, settings.retention)
             retention.start()
+        webhook = _drift_webhook(settings, active_store, app)
         yield
+        if webhook is not None:
+            webhook.close()
         if poller is not None:
             poller.close()  # before the store closes: a poll may be writing
         if retention is not None:
@@ -166,6 +170,27 @@ def _connect_poller(settings: Settings, store: Store) -> ConnectPoller | None:
     return poller
 
 
+def _drift_webhook(settings: Settings, store: Store, app: FastAPI) -> DriftWebhook | None:
+    """``serve --drift-webhook``: the worker posting queued drifts, woken by each commit."""
+    if not settings.drift_webhook:
+        return None
+    from headwater.server.drift_webhook import DriftWebhook
+
+    hook = DriftWebhook(store, settings.drift_webhook, secret=settings.drift_webhook_secret,
+                        breaking_only=settings.drift_webhook_breaking_only,
+                        metrics=app.state.metrics)
+    counted = store.on_commit
+
+    def committed(events: int, seconds: float) -> None:
+        if counted is not None:
+            counted(events, seconds)
+        hook.wake()
+
+    store.on_commit = committed
+    hook.start()
+    return hook
+
+
 def _access(settings: Settings, store: Store) -> Access:
     from headwater.server.access import Access, TokenCache
     from headwater.server.audit import AuditLog
@@ -216,6 +241,7 @@ def _include_routes(app: FastAPI) -> None:
         jobs,
         legacy_writes,
         lineage_read,
+        namespace_check,
         namespaces,
         producers,
         quality,
@@ -228,6 +254,7 @@ def _include_routes(app: FastAPI) -> None:
         tags,
     )
 
+    app.include_router(namespace_check.router)
     app.include_router(namespaces.router)
     app.include_router(datasets.router)
     app.include_router(jobs.router)

@@ -13,6 +13,9 @@ What is counted, and where, so no request pays a database round trip for it:
 * the store's committed transactions: events per transaction (the group
   commit's lot sizes) and seconds per transaction, through the store's
   ``on_commit`` hook, which takes no lock and runs no SQL;
+* drift webhook deliveries by outcome and seconds per POST
+  (:mod:`headwater.server.drift_webhook`); the drifts still queued are the
+  ``drift_outbox`` table's rows;
 * quarantine size and rows per table, counted at most every
   :data:`SAMPLE_SECONDS` (a scrape in between gets the last sample), since
   counting a large table is a scan; the per-producer figures likewise
@@ -49,7 +52,10 @@ if TYPE_CHECKING:
     from headwater.server.ingest import BatchOutcome
     from headwater.store import Store
 
-__all__ = ["SAMPLE_SECONDS", "Metrics", "MetricsMiddleware", "install_metrics", "router"]
+__all__ = [
+    "SAMPLE_SECONDS", "WEBHOOK_OUTCOMES", "Metrics", "MetricsMiddleware", "install_metrics",
+    "router",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +67,9 @@ MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 # The database refuses (422) only one kind of event on this field: one older than the
 # retention floor (store/retention.py); a malformed eventTime is a 400.
 RETENTION_FIELD = "eventTime"
+
+#: What can become of a queued drift (``headwater_drift_webhook_deliveries``).
+WEBHOOK_OUTCOMES = ("delivered", "retried", "given_up", "rejected", "skipped", "gone")
 
 # Up to the store's largest lot (LOT_EVENTS).
 _LOT_BUCKETS = (1, 2, 5, 10, 25, 50, 100, 250, 500)
@@ -100,6 +109,16 @@ class Metrics:
             "Events refused because their eventTime is before the retention floor "
             "(a spool replay or consumer rewind of deleted runs); also in refused{status=422}.",
             registry=r)
+        self.webhook = Counter(
+            "headwater_drift_webhook_deliveries",
+            "Drift webhook outcomes: delivered; retried (an attempt failed, tried again "
+            "later); given_up (still failing a day after the drift); rejected (a 4xx "
+            "answer); skipped (compatible, with breaking-only); gone (the drift no longer "
+            "exists).", ["outcome"], registry=r)
+        self.webhook_seconds = Histogram("headwater_drift_webhook_post_seconds",
+                                         "Seconds per drift webhook POST.", registry=r)
+        for outcome in WEBHOOK_OUTCOMES:
+            self.webhook.labels(outcome)
         for status in ("400", "422"):
             self.refused.labels(status)  # both series exist from the start, at 0
         self.sampler = TableSampler(store, sample_seconds)

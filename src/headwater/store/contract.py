@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from headwater.graph.contract import diff_contract
+from headwater.store import drift_outbox
 from headwater.store import tables as t
 from headwater.store.chunking import chunks
 from headwater.store.extract import DECLARED_SCHEMA, Facts
@@ -200,3 +201,11 @@ def _write(
     if gone:
         conn.execute(_DELETE, gone)
     conn.execute(_sc.insert(), [wanted[key] for key in changed])
+    # Announced (the webhook) when the pair starts to differ or differs in a new way;
+    # a consumer's next run declaring the same schema is the same drift.
+    drift_outbox.enqueue(conn, (
+        drift_outbox.contract_key(*key) for key in changed
+        if wanted[key]["differs"] and (
+            key not in stored or not stored[key]["differs"]
+            or stored[key]["changes"] != wanted[key]["changes"])
+    ))

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from headwater.graph.drift import diff_schemas
+from headwater.store import drift_outbox
 from headwater.store import tables as t
 from headwater.store.chunking import chunks
 
@@ -152,6 +153,8 @@ def _write(conn: sa.Connection, stored: Sequence[Any], wanted: dict[str, dict[st
         conn.execute(_DELETE, {"uuids": part})
     if wanted:
         conn.execute(_dd.insert(), [wanted[uuid] for uuid in sorted(wanted)])
+        # A new or changed drift is announced (the webhook), from this same transaction.
+        drift_outbox.enqueue(conn, (drift_outbox.version_key(uuid) for uuid in wanted))
 
 
 def rebuild(conn: sa.Connection) -> int:

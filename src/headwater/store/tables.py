@@ -27,6 +27,7 @@ __all__ = [
     "dataset_symlinks",
     "dataset_versions",
     "datasets",
+    "drift_outbox",
     "event_subjects",
     "events",
     "facets",
@@ -336,6 +337,25 @@ schema_contracts = sa.Table(
     sa.Column("changes", JSONType, nullable=False),
     # The feed: differing rows newest first.
     sa.Index("ix_schema_contracts_differs_changed_at", "differs", "changed_at"),
+)
+
+# Drifts waiting for the webhook (server/drift_webhook.py): one row per drift whose
+# row was written or changed, keyed ``version:{version uuid}`` or
+# ``contract:{dataset id}:{job id}``, written in the transaction that wrote the
+# drift (so none is lost between commit and delivery) and deleted once
+# delivered or given up. An operational queue, not derived state: its times are
+# the wall clock's.
+drift_outbox = sa.Table(
+    "drift_outbox",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("drift_key", sa.Text(), nullable=False, unique=True),
+    sa.Column("enqueued_at", sa.DateTime(), nullable=False),
+    sa.Column("attempts", sa.Integer(), nullable=False),
+    sa.Column("next_attempt_at", sa.DateTime(), nullable=False),
+    sa.Column("last_error", sa.Text(), nullable=True),
+    # The worker's scan: due rows, oldest first.
+    sa.Index("ix_drift_outbox_next_attempt_at", "next_attempt_at"),
 )
 
 # What a run read. The version it read is not stored: it is the latest version

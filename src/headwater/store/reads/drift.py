@@ -44,6 +44,8 @@ class DriftFilter:
     #: One drift: the newer version's uuid, and a contract drift's declaring run.
     version_uuid: str | None = None
     run_uuid: str | None = None
+    #: A contract drift's consumer job (its row id).
+    job_id: int | None = None
     #: Only drifts of these datasets (the root-cause answer asks for an upstream's).
     dataset_ids: tuple[int, ...] | None = None
 
@@ -109,6 +111,7 @@ def _contract_drifts(where: DriftFilter) -> sa.Select[Any]:
             *_common(where, _sc.c.changed_at, _sc.c.dataset_id, _sc.c.breaking),
             *_one(where, _sc.c.version_uuid),
             *([] if where.run_uuid is None else [_sc.c.run_uuid == where.run_uuid]),
+            *([] if where.job_id is None else [_sc.c.job_id == where.job_id]),
         )
     )
 
