@@ -40,6 +40,8 @@ class Receiver:
 
     script: list[int] = field(default_factory=list)
     hold: threading.Event | None = None
+    #: Set when a POST arrives, before it is held.
+    entered: threading.Event = field(default_factory=threading.Event)
     received: list[tuple[int, dict[str, str], bytes]] = field(default_factory=list)
     arrived: threading.Condition = field(default_factory=threading.Condition)
     url: str = ""
@@ -60,6 +62,7 @@ def receiver() -> Iterator[Receiver]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 - http.server's name
             body = self.rfile.read(int(self.headers["Content-Length"]))
+            state.entered.set()
             if state.hold is not None:
                 state.hold.wait(WAIT)
             status = state.script.pop(0) if state.script else 200
@@ -173,6 +176,7 @@ def test_ingest_does_not_wait_for_the_receiver(store: Store, receiver: Receiver)
     receiver.hold = threading.Event()
     with TestClient(create_app(Settings(drift_webhook=receiver.url), store)) as client:
         _post(client, FIRST, REMOVED)
+        assert receiver.entered.wait(WAIT)
         # The worker is now inside a POST the receiver is holding...
         _post(client, ADDED)
         _post(client, _write(4, 4, [("id", "long")]))
