@@ -13,7 +13,13 @@ from typing import Annotated, Any, Literal
 from fastapi import Query
 from pydantic import BaseModel, Field
 
-from headwater.graph.duplicates import DuplicatePair, JobShare, duplicates
+from headwater.graph.duplicates import (
+    ColumnInput,
+    DuplicatePair,
+    JobShare,
+    OutputColumn,
+    duplicates,
+)
 from headwater.graph.model import NodeId, NodeType
 from headwater.server.deps import StoreDep
 from headwater.server.openapi import error_responses
@@ -132,7 +138,10 @@ def duplicates_answer(
 ) -> dict[str, Any]:
     """The ``/api/v2/duplicates`` answer on an open connection (also used by the CLI);
     only jobs and datasets inside ``scope`` take part."""
-    columns = output_columns(conn, scope)
+    columns = [
+        OutputColumn(job_id, dataset, field, frozenset(ColumnInput(*i) for i in inputs))
+        for job_id, dataset, field, inputs in output_columns(conn, scope)
+    ]
     wanted: set[str] | None = None
     if job is not None:
         node = parse_node_id(job, "job", (NodeType.JOB,))

@@ -15,7 +15,7 @@ from fastapi import Query
 from pydantic import BaseModel, Field
 
 from headwater.graph.model import NodeType
-from headwater.graph.root_cause import root_causes, upstream
+from headwater.graph.root_cause import CauseKind, Finding, root_causes, upstream
 from headwater.server.deps import StoreDep
 from headwater.server.handlers import RequestError
 from headwater.server.openapi import error_responses
@@ -134,7 +134,8 @@ def root_cause_answer(
     hidden = HiddenNodes(conn, scope)
     require_node(conn, node, hidden)
     walk = upstream(WindowLineage(conn, start, end, hidden), str(node), depth, max_nodes)
-    findings, cut = upstream_findings(conn, walk, start, end, scope)
+    rows, cut = upstream_findings(conn, walk.datasets(), walk.jobs(), start, end, scope)
+    findings = [Finding(CauseKind(kind), *rest) for kind, *rest in rows]
     causes = root_causes(walk, findings)
     return {
         "datasetId": str(node),

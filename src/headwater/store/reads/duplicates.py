@@ -19,12 +19,17 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.graph.duplicates import ColumnInput, OutputColumn
 from headwater.store import tables as t
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope
 from headwater.store.reads.visibility import visible
 
-__all__ = ["output_columns"]
+__all__ = ["ColumnRow", "output_columns"]
+
+#: (source dataset node id, source field, transformation type, subtype); an empty
+#: field for a dataset-level entry.
+InputRow = tuple[str, str, str, str]
+#: (job node id, output dataset node id, output field, its inputs).
+ColumnRow = tuple[str, str, str, frozenset[InputRow]]
 
 _cl, _r, _j = t.column_lineage, t.runs, t.jobs
 _src, _dst = t.datasets.alias("src"), t.datasets.alias("dst")
@@ -69,15 +74,15 @@ def _statement(scope: NamespaceScope) -> sa.Select[Any]:
     )
 
 
-def output_columns(conn: sa.Connection, scope: NamespaceScope = EVERYTHING) -> list[OutputColumn]:
+def output_columns(conn: sa.Connection, scope: NamespaceScope = EVERYTHING) -> list[ColumnRow]:
     """Every output column of every job ``scope`` sees, with all of its inputs; a
     dataset-level entry's inputs are given to every column of its target."""
-    inputs: dict[tuple[str, str, str], set[ColumnInput]] = defaultdict(set)
-    whole: dict[tuple[str, str], set[ColumnInput]] = defaultdict(set)
+    inputs: dict[tuple[str, str, str], set[InputRow]] = defaultdict(set)
+    whole: dict[tuple[str, str], set[InputRow]] = defaultdict(set)
     for row in conn.execute(_statement(scope)):
         job = f"job:{row.job_namespace}:{row.job}"
         target = f"dataset:{row.dst_namespace}:{row.dst}"
-        item = ColumnInput(
+        item = (
             f"dataset:{row.src_namespace}:{row.src}",
             row.source_field,
             row.transformation_type,
@@ -88,6 +93,6 @@ def output_columns(conn: sa.Connection, scope: NamespaceScope = EVERYTHING) -> l
         else:
             whole[(job, target)].add(item)
     return [
-        OutputColumn(job, target, field, frozenset(found | whole.get((job, target), set())))
+        (job, target, field, frozenset(found | whole.get((job, target), set())))
         for (job, target, field), found in sorted(inputs.items())
     ]

@@ -31,7 +31,6 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.graph.model import Direction, Edge, NodeId, NodeType
-from headwater.graph.root_cause import CauseKind, Finding, Upstream
 from headwater.store import tables as t
 from headwater.store.reads.common import Page, aware, dataset_ids, job_ids, naive, split_node_key
 from headwater.store.reads.drift import DriftFilter, drifts
@@ -41,6 +40,10 @@ from headwater.store.reads.scope import EVERYTHING, NamespaceScope
 from headwater.store.reads.visibility import HiddenNodes
 
 __all__ = ["PER_KIND", "WindowLineage", "upstream_findings"]
+
+#: A finding as :class:`headwater.graph.root_cause.Finding` takes it: kind (its value:
+#: versionDrift, contractDrift, failedRun, qualityFailure), time, subject, key, via, detail.
+Finding = tuple[str, datetime, str, str, str | None, dict[str, Any]]
 
 #: The most findings of one kind read for one answer.
 PER_KIND = 5_000
@@ -111,15 +114,16 @@ class WindowLineage:
 
 def upstream_findings(
     conn: sa.Connection,
-    walk: Upstream,
+    dataset_nodes: Sequence[str],
+    job_nodes: Sequence[str],
     since: datetime | None,
     until: datetime | None,
     scope: NamespaceScope = EVERYTHING,
 ) -> tuple[list[Finding], bool]:
-    """The findings about ``walk``'s datasets and jobs in [``since``, ``until``), and
-    whether a kind had more than :data:`PER_KIND` of them."""
-    datasets = dataset_ids(conn, [split_node_key(d) for d in walk.datasets()])
-    jobs = job_ids(conn, [split_node_key(j) for j in walk.jobs()])
+    """The findings about these datasets and jobs (node ids) in [``since``, ``until``),
+    and whether a kind had more than :data:`PER_KIND` of them."""
+    datasets = dataset_ids(conn, [split_node_key(d) for d in dataset_nodes])
+    jobs = job_ids(conn, [split_node_key(j) for j in job_nodes])
     found: list[Finding] = []
     cut = False
     for read in (_drifts, _failed_runs):
@@ -154,8 +158,8 @@ def _drifts(
         if contract:
             detail["consumerRun"] = row["consumer"]["run"]
         found.append(
-            Finding(
-                CauseKind.CONTRACT_DRIFT if contract else CauseKind.VERSION_DRIFT,
+            (
+                "contractDrift" if contract else "versionDrift",
                 row["changedAt"],
                 row["datasetId"],
                 row["version"],
@@ -186,9 +190,9 @@ def _failed_runs(
     if until is not None:
         query = query.where(_r.c.state_time < naive(until), _r.c.created_at < naive(until))
     rows = conn.execute(query.order_by(_r.c.state_time.desc()).limit(PER_KIND + 1)).all()
-    found = [
-        Finding(
-            CauseKind.FAILED_RUN,
+    found: list[Finding] = [
+        (
+            "failedRun",
             _utc(row.state_time),
             node_of[row.job_id],
             row.uuid,
@@ -223,9 +227,7 @@ def _quality_failures(
                 continue
             key = group["runId"] or group["version"] or _utc(group["time"]).isoformat()
             detail = {"runId": group["runId"], "job": group["job"], "failed": failed}
-            found.append(
-                Finding(CauseKind.QUALITY_FAILURE, _utc(group["time"]), node_id, key, None, detail)
-            )
+            found.append(("qualityFailure", _utc(group["time"]), node_id, key, None, detail))
             if len(found) > PER_KIND:
                 return found[:PER_KIND], True
     return found, False
