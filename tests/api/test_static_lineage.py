@@ -113,6 +113,17 @@ def test_a_job_event_puts_the_dashboard_in_the_graph_and_the_impact(client: Test
     assert {e["origin"] for e in dashboard["inEdges"]} == {GOLD}
 
 
+def test_a_declared_job_is_marked_in_the_graph(client: TestClient) -> None:
+    """v2 lineage marks a job whose edges a JobEvent declares (``data.declared``), so the
+    graph can draw it apart; a job known only from its runs carries no mark."""
+    response = client.post("/api/v1/lineage", json=_declare(1, ["gold.revenue"]))
+    assert response.status_code < 300, response.text
+    answer = client.get("/api/v2/lineage", params={"nodeId": SILVER, "depth": 4}).json()
+    jobs = {n["id"]: n["data"] for n in answer["nodes"] if n["id"].startswith("job:")}
+    assert jobs[DASHBOARD]["declared"] is True and jobs[DASHBOARD]["latestRun"] is None
+    assert "declared" not in jobs["job:etl:revenue"]
+
+
 def test_the_latest_declaration_wins_whatever_the_order(client: TestClient, store: Store) -> None:
     # The newer declaration (reads silver.orders only) arrives first; the older one late.
     record(store, [_declare(5, ["silver.orders"])])

@@ -203,6 +203,16 @@ def _dataset_types(conn: sa.Connection, subjects: Sequence[str]) -> dict[str, st
     return found
 
 
+def _declared_jobs(conn: sa.Connection, job_ids: Sequence[int]) -> set[int]:
+    """The jobs whose inputs or outputs a JobEvent declares (static lineage: a dashboard,
+    a report), which the graph marks: their edges come from a declaration, not a run."""
+    io = t.job_declared_io
+    found: set[int] = set()
+    for batch in chunks(sorted(set(job_ids))):
+        found.update(conn.scalars(sa.select(io.c.job_id).where(io.c.job_id.in_(batch)).distinct()))
+    return found
+
+
 def _failed_assertions(conn: sa.Connection, subjects: Sequence[str]) -> dict[str, int]:
     """How many assertions failed in the newest ``dataQualityAssertions`` facet sent about
     each dataset (as a run's input or output, or on the dataset itself), by node id, for
@@ -271,6 +281,7 @@ def node_summaries(
     if jobs:
         rows = _job_rows(conn, [(n.namespace, n.name) for _, n in jobs], as_of)
         parents = job_parents(conn, [row.id for row in rows.values()])
+        declared = _declared_jobs(conn, [row.id for row in rows.values()])
         for node_id, n in jobs:
             row = rows.get((n.namespace, n.name))
             parent = parents.get(row.id) if row is not None else None
@@ -283,6 +294,8 @@ def node_summaries(
                 "latestRun": _run_summary(row) if row is not None and row.uuid else None,
                 "parentJob": {"namespace": parent[0], "name": parent[1]} if parent else None,
             }
+            if row is not None and row.id in declared:
+                result[node_id]["declared"] = True
 
     runs = by_type[NodeType.RUN]
     if runs:
