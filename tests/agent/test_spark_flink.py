@@ -35,6 +35,7 @@ import pytest
 from tests.server.live import free_port, running_server
 from tests.support.flink_env import flink_classpath, flink_python
 from tests.support.kafka_topics import create_topic, produce, read_messages
+from tests.support.spark_packages import needs_connectors
 
 pytestmark = [pytest.mark.spark, pytest.mark.kafka, pytest.mark.live, pytest.mark.slow]
 
@@ -57,7 +58,7 @@ def _downstream_path(graph: list[dict[str, Any]], start: str) -> dict[str, str |
     return came_from
 
 
-def _wait(what: str, check: Callable[[], Any], timeout: float = 90.0) -> Any:
+def _wait(what: str, check: Callable[[], Any], timeout: float = 120.0) -> Any:
     deadline = time.monotonic() + timeout
     while True:
         found = check()
@@ -133,6 +134,7 @@ def flink_job(kafka_bootstrap: str, tmp_path: Path) -> Iterator[Callable[..., An
     assert "Traceback" not in log_text, log_text[-3000:]
 
 
+@needs_connectors("kafka")
 def test_flink_job_then_spark_job_is_one_connected_graph(
     spark, kafka_bootstrap: str, flink_job, tmp_path: Path
 ) -> None:
@@ -155,7 +157,7 @@ def test_flink_job_then_spark_job_is_one_connected_graph(
         assert job.stdout is not None
         first = job.stdout.readline()
         assert first.startswith("JOB "), first
-        assert len(read_messages(kafka_bootstrap, sink, ORDERS, timeout=90)) == ORDERS
+        assert len(read_messages(kafka_bootstrap, sink, ORDERS, timeout=180)) == ORDERS
 
         # START with the topics, then a RUNNING per checkpoint.
         start = _wait(
