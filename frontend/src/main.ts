@@ -2,6 +2,7 @@
 import "./style.css";
 
 import { datasetView } from "./views/dataset";
+import { driftView } from "./views/drift";
 import { homeView, searchView } from "./views/browse";
 import { jobView } from "./views/job";
 import { lineageView } from "./views/lineage";
@@ -26,6 +27,7 @@ route(/^\/datasets\/([^/]+)\/([^/]+)$/, ([ns, name]) => (root, url) => datasetVi
 route(/^\/jobs\/([^/]+)\/([^/]+)$/, ([ns, name]) => (root) => jobView(root, ns, name));
 route(/^\/runs\/([^/]+)$/, ([id]) => (root, url) => runView(root, url, id));
 route(/^\/producers$/, () => (root) => producersView(root));
+route(/^\/drift$/, () => (root, url) => driftView(root, url));
 
 document.getElementById("search-slot")!.append(searchBox());
 showSignedIn();

@@ -85,6 +85,7 @@ export function stylesheet(large: boolean): cytoscape.StylesheetJson {
     { selector: "node.tagged", style: { "text-wrap": "wrap", height: 48, "border-width": 2, "border-color": "#c98a1a" } },
     { selector: "node.tagged.propagated", style: { "border-color": "#c0392b" } },
     { selector: "node[kind = 'DATASET_FIELD'].tagged", style: { height: 36 } },
+    { selector: "node.declared", style: { "text-wrap": "wrap", height: 44, "border-style": "dotted", "border-width": 4, "border-color": "#00897b" } },
     { selector: "node.failing", style: { "text-wrap": "wrap", height: 48, "border-width": 4, "border-style": "double", "border-color": "#b00020", "background-color": "#fdecec" } },
     { selector: "node:selected", style: { "overlay-color": "#f08c00", "overlay-opacity": 0.25 } },
     {

@@ -1,5 +1,5 @@
 // The dataset page: current schema, version history with a schema diff between any two
-// versions, facets, producing runs and tags. URL: /datasets/{ns}/{name}?a=<version>&b=<version>
+// versions, facets, producing runs, tags, schema drift with its impact and who read it. URL: /datasets/{ns}/{name}?a=<version>&b=<version>
 import { api, nodeIds, pageUrl, type DatasetVersion } from "../api";
 import { schemaDiff } from "../diff";
 import { add, errorBox, facetList, formatDuration, formatTime, h, link, section, stateBadge, table } from "../dom";
@@ -7,14 +7,18 @@ import { pagedTable } from "../pager";
 import { navigate } from "../router";
 import { runIdLink } from "../run-ids";
 import { qualitySection } from "./dataset-quality";
+import { readersSection } from "./dataset-readers";
 import { rootCauseSection } from "./dataset-root-cause";
 import { classificationSection } from "./dataset-tags";
+import { driftSection } from "./drift";
 
 export async function datasetView(root: HTMLElement, url: URL, namespace: string, name: string): Promise<void> {
   let dataset, versions: DatasetVersion[];
   const classification = classificationSection(nodeIds.dataset(namespace, name));
   const quality = qualitySection(nodeIds.dataset(namespace, name));
   const upstream = rootCauseSection(nodeIds.dataset(namespace, name));
+  const drifts = driftSection(nodeIds.dataset(namespace, name));
+  const readers = readersSection(nodeIds.dataset(namespace, name));
   try {
     [dataset, { versions }] = await Promise.all([api.dataset(namespace, name), api.datasetVersions(namespace, name)]);
   } catch (error) {
@@ -40,6 +44,10 @@ export async function datasetView(root: HTMLElement, url: URL, namespace: string
   if (checks) root.append(checks);
   const changed = await upstream;
   if (changed) root.append(changed);
+  const drifted = await drifts;
+  if (drifted) root.append(drifted);
+  const read = await readers;
+  if (read) root.append(read);
 
   // Versions: newest first. The diff compares a (older, default the previous) with b (default newest).
   const byId = new Map(versions.map((v) => [v.version, v]));

@@ -98,10 +98,13 @@ export function drawGraph(options: DrawOptions): cytoscape.Core {
     const { label, state } = nodeLook(node, grouped, undefined, runIds);
     // A dataset whose newest assertions fail is marked, with the count on a line of its own.
     const failed = (node.data as { failedAssertions?: number } | null)?.failedAssertions ?? 0;
+    // A job a JobEvent declares (static lineage: a dashboard, a report) is drawn apart from
+    // one seen running, and says so on a line of its own.
+    const declared = node.type === "JOB" && (node.data as { declared?: boolean } | null)?.declared === true;
     const classes = [node.id === options.rootId ? "root" : "", options.frontier.has(node.id) ? "more" : "",
-      failed ? "failing" : ""].filter(Boolean).join(" ");
+      failed ? "failing" : "", declared ? "declared" : ""].filter(Boolean).join(" ");
     const looks = labelData(node.id, node.type, label);
-    const mark = failed ? `✗ ${failed} assertion${failed === 1 ? "" : "s"} failing` : "";
+    const mark = failed ? `✗ ${failed} assertion${failed === 1 ? "" : "s"} failing` : declared ? "◇ declared" : "";
     elements.push({
       group: "nodes",
       data: {
@@ -109,6 +112,7 @@ export function drawGraph(options: DrawOptions): cytoscape.Core {
         label: mark ? `${looks.label}\n${mark}` : looks.label,
         full: mark ? `${looks.full}\n${mark}` : looks.full,
         failedAssertions: failed,
+        declared,
         kind: node.type,
         datasetType: (node.data as { datasetType?: string } | null)?.datasetType ?? "",
         state,

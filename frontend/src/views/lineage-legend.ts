@@ -12,6 +12,7 @@ const NODE_KINDS: [string, string][] = [
   ["folded", "folded parent job or run"],
   ["frontier", "more neighbours not drawn"],
   ["failing", "dataset whose newest assertions fail (✗ how many)"],
+  ["declared", "job declared by a JobEvent (static lineage: a dashboard, a report), ◇"],
 ];
 
 const EDGE_KINDS: [string, string][] = [
