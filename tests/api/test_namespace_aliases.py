@@ -93,3 +93,27 @@ def test_a_bad_rules_file_stops_the_server_naming_the_field(tmp_path: Path) -> N
     settings = Settings(db_url=f"sqlite:///{tmp_path / 'h.db'}", namespace_rules=rules)
     with pytest.raises(ConfigError, match=r"rules.toml: kafka.clusters\[0\].brokers: "):
         open_store(settings)
+
+
+def test_the_check_endpoint_lists_what_the_rules_did_not_merge(aliased: TestClient) -> None:
+    # A producer on a broker the rules do not list: the topic splits again.
+    stray = {
+        **CONNECT,
+        "run": {"runId": "0195e0c5-0000-7000-8000-000000000009"},
+        "outputs": [{"namespace": "kafka://b7:9092", "name": "orders"}],
+    }
+    assert aliased.post("/api/v1/lineage", json=stray).status_code == 200
+    answer = aliased.get("/api/v2/namespaces/check")
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["rulesInForce"] == RULES.fingerprint
+    [suspect] = body["suspects"]
+    assert suspect["kind"] == "kafka" and suspect["certain"] is False
+    assert [d["nodeId"] for d in suspect["datasets"]] == [
+        "dataset:kafka://b7:9092:orders",
+        f"dataset:{CLUSTER}:orders",
+    ]
+    # The configured cluster is the one to extend.
+    assert suspect["rule"] == (
+        '[[kafka.clusters]]\nname = "orders-cluster"\nbrokers = ["b1:9092", "b2:9092", "b7:9092"]'
+    )

@@ -138,6 +138,7 @@ METHODS: dict[tuple[str, str], tuple[str, tuple[Any, ...], dict[str, Any]]] = {
     ("PUT", "/api/v2/owners"): ("add_owner", (NODE, "me"), {}),
     ("DELETE", "/api/v2/owners"): ("remove_owner", (NODE, "me"), {}),
     ("GET", "/api/v2/producers"): ("producers", (), {}),
+    ("GET", "/api/v2/namespaces/check"): ("namespace_check", (), {}),
     ("GET", "/api/v2/propagation-blocks"): ("blocks", (), {}),
     ("POST", "/api/v2/propagation-blocks"): ("add_block", ("job:n:j",), {}),
     ("DELETE", "/api/v2/propagation-blocks/{block_id}"): ("remove_block", (1,), {}),

@@ -189,6 +189,7 @@ class Operations:
     audit = Operation(v2.audit)
     iter_audit = Pages(v2.audit)
     producers = Operation(v2.producers)
+    namespace_check = Operation(v2.namespace_check)
     health = Operation(v2.health)
     metrics = Operation(v2.metrics)
 
