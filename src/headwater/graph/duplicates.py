@@ -40,6 +40,7 @@ import enum
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 __all__ = [
     "ColumnInput",
@@ -59,10 +60,12 @@ class Relation(enum.Enum):
     PARTIAL = "partial"
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class ColumnInput:
+class ColumnInput(NamedTuple):
     """One input of an output column: a field of a dataset (``dataset`` a node id; an
-    empty ``field`` for a dataset-level entry's whole dataset), and how it is used."""
+    empty ``field`` for a dataset-level entry's whole dataset), and how it is used.
+
+    A plain tuple: a store holds millions of column edges, and one is built per edge
+    read (docs/api.md, "Duplicate work", gives the cost)."""
 
     dataset: str
     field: str
@@ -102,8 +105,10 @@ class Fingerprint:
 
 
 def _normalised(item: ColumnInput) -> ColumnInput:
-    kind = (item.type or "DIRECT").upper()
-    return ColumnInput(item.dataset, item.field, kind, (item.subtype or "").upper())
+    kind, subtype = item.type or "DIRECT", item.subtype or ""
+    if kind.isupper() and (subtype.isupper() or not subtype):
+        return item  # as producers send them: nothing to build
+    return ColumnInput(item.dataset, item.field, kind.upper(), subtype.upper())
 
 
 def fingerprints(columns: Iterable[OutputColumn]) -> dict[OutputColumn, Fingerprint]:
@@ -195,18 +200,26 @@ def duplicates(
     prints = fingerprints(columns)
     by_job: dict[str, list[OutputColumn]] = defaultdict(list)
     by_value: dict[object, set[str]] = defaultdict(set)
+    per_key: Counter[tuple[str, object]] = Counter()
     for column, fp in prints.items():
         by_job[column.job].append(column)
         by_value[fp.key].add(column.job)
+        per_key[(column.job, fp.key)] += 1
     wanted = None if jobs is None else set(jobs)
-    candidates: set[tuple[str, str]] = set()
-    for sharing in by_value.values():
+    # How many columns each pair could match on value: an upper bound of both value
+    # shares, so only pairs that can reach ``min_share`` are compared column by column.
+    shared: Counter[tuple[str, str]] = Counter()
+    for key, sharing in by_value.items():
+        if len(sharing) < 2:
+            continue
         for a in sharing:
             for b in sharing:
                 if a < b and (wanted is None or a in wanted or b in wanted):
-                    candidates.add((a, b))
+                    shared[(a, b)] += min(per_key[(a, key)], per_key[(b, key)])
     pairs = []
-    for a, b in sorted(candidates):
+    for (a, b), bound in sorted(shared.items()):
+        if bound < min_share * len(by_job[a]) and bound < min_share * len(by_job[b]):
+            continue
         left = _side(a, by_job[a], by_job[b], prints)
         right = _side(b, by_job[b], by_job[a], prints)
         pair = _pair(left, right)

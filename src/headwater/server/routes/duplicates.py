@@ -31,6 +31,7 @@ from headwater.server.routes.reading import (
     parse_node_id,
     read_router,
 )
+from headwater.store.reads.common import job_ids
 from headwater.store.reads.duplicates import output_columns
 from headwater.store.reads.nodes import require_node
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope
@@ -138,15 +139,17 @@ def duplicates_answer(
 ) -> dict[str, Any]:
     """The ``/api/v2/duplicates`` answer on an open connection (also used by the CLI);
     only jobs and datasets inside ``scope`` take part."""
-    columns = [
-        OutputColumn(job_id, dataset, field, frozenset(ColumnInput(*i) for i in inputs))
-        for job_id, dataset, field, inputs in output_columns(conn, scope)
-    ]
     wanted: set[str] | None = None
+    near: int | None = None
     if job is not None:
         node = parse_node_id(job, "job", (NodeType.JOB,))
         require_node(conn, node, HiddenNodes(conn, scope))
         wanted = {str(node)}
+        near = job_ids(conn, [(node.namespace, node.name)]).get((node.namespace, node.name))
+    columns = [
+        OutputColumn(job_id, dataset, field, frozenset(ColumnInput(*i) for i in inputs))
+        for job_id, dataset, field, inputs in output_columns(conn, scope, near)
+    ]
     if namespace is not None:
         in_namespace = {c.job for c in columns if NodeId.parse(c.job).namespace == namespace}
         wanted = in_namespace if wanted is None else wanted & in_namespace
