@@ -47,6 +47,7 @@ from headwater.agent.py4j.proxies import proxy_scope
 from headwater.agent.sources.ddl import DDL_COMMANDS, DROP_COMMANDS, table_idents
 from headwater.agent.sources.dsv2 import CAPTURE_AT_ONCE as V2_CAPTURE_AT_ONCE
 from headwater.agent.sources.dsv2 import NESTED_WRITE, PINNED, V2_DROP, pin_table, pinned_root_facts
+from headwater.agent.sources.dsv2_jvm import StagedTables
 from headwater.agent.sql_calls import statement_text
 
 __all__ = ["ActionListener", "CAPTURE_AT_ONCE", "CaptureWorker", "LogOnce", "PendingAction"]
@@ -212,6 +213,7 @@ class ActionListener:
         self._catalog: CatalogLookup | None = None
         self._relations = RelationCache()
         self._relation_hashes = RelationHashes(jvm)
+        self._staged = StagedTables()
         # root execution id -> write metrics of the insert nested in it
         self._nested: dict[int, dict[str, Any]] = {}
         self._nested_lock = threading.Lock()
@@ -267,7 +269,7 @@ class ActionListener:
         """The written table's state (see :func:`~.sources.dsv2.pin_table`); ``None``
         if it cannot be held, when the worker reads the table as it is then."""
         try:
-            return pin_table(jplan, root_class)
+            return pin_table(jplan, root_class, self._staged)
         except Exception as exc:
             self._log_once(f"pinning the table {func_name} wrote", exc)
             return None

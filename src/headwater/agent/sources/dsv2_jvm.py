@@ -15,6 +15,9 @@ it, :func:`pin_table` holds on to that state on the listener thread — the tabl
 object (a create's loaded from its catalog) and its format's handle on the
 state (:class:`~.family.TablePin`: an Iceberg ``TableMetadata``), a handful of
 py4j calls — and :func:`pinned_root_facts` reads the facts from what was held.
+An atomic CTAS or RTAS is reported as its write into the staged table first,
+then as the command: the command pins the staged table that write held
+(:class:`StagedTables`) rather than loading the table from its catalog.
 An ALTER reads its table from the catalog, so it is captured whole at once.
 """
 
@@ -28,7 +31,7 @@ from typing import Any
 
 from headwater.agent.plan import short_class
 from headwater.agent.sources import formats
-from headwater.agent.py4j.chains import class_name
+from headwater.agent.py4j.chains import JvmChain, chained, class_name
 from headwater.agent.sources.jvm_common import option
 
 __all__ = [
@@ -36,6 +39,7 @@ __all__ = [
     "NESTED_WRITE",
     "PINNED",
     "PinnedTable",
+    "StagedTables",
     "TABLE_ALTERS",
     "TABLE_CREATES",
     "TABLE_WRITES",
@@ -226,9 +230,11 @@ def scan_relation_facts(node: Any) -> dict[str, Any]:
 
 def table_write_facts(node: Any) -> dict[str, Any]:
     field = TABLE_WRITES[short_class(str(node.getClass().getName()))][0]
-    facts = v2_relation_facts(getattr(node, field)())
+    relation = getattr(node, field)()
+    facts = v2_relation_facts(relation)
     if short_class(str(facts.get("table_class", ""))).startswith("Staged"):
         facts[NESTED_WRITE] = True
+        _RELATION_IDENT.prepare(relation)
     if "options" in facts:
         try:
             facts["options"].update(_string_map(node.writeOptions()))
@@ -252,6 +258,55 @@ def create_facts(node: Any) -> dict[str, Any]:
     return _loaded_table_facts(resolved.catalog(), resolved.identifier())
 
 
+#: A v2 relation's identifier as text (the staged table a CTAS/RTAS wrote).
+_RELATION_IDENT = JvmChain(
+    ("org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation", "identifier", ()),
+    ("scala.Option", "get", ()),
+    ("java.lang.Object", "toString", ()),
+)
+#: A v2 create's identifier as text.
+_CREATE_IDENT = JvmChain(
+    ("org.apache.spark.sql.catalyst.plans.logical.V2CreateTablePlan", "tableName", ()),
+    ("java.lang.Object", "toString", ()),
+)
+
+
+class StagedTables:
+    """The staged tables of the atomic CTAS/RTAS writes reported last, by identifier.
+
+    Spark reports an atomic CTAS's or RTAS's write into its staged table just
+    before the command, and by the time the command is reported the staged table
+    holds the state the command committed. The command takes its table from here
+    instead of loading it from the catalog on the listener thread (an Iceberg
+    Hadoop catalog reads a metadata file to load one). Only tables whose format
+    pins their state (:class:`~.family.TablePin`) are kept; used on Spark's
+    listener thread only.
+    """
+
+    _KEPT = 8
+
+    def __init__(self) -> None:
+        self._tables: dict[str, Any] = {}
+
+    def keep(self, relation: Any, jtable: Any, table_class: str) -> None:
+        if short_class(table_class) not in formats.TABLE_PINS:
+            return
+        key = str(
+            chained(_RELATION_IDENT, lambda r: r.identifier().get().toString(), relation, False)
+        )
+        self._tables.pop(key, None)
+        self._tables[key] = jtable
+        while len(self._tables) > self._KEPT:
+            del self._tables[next(iter(self._tables))]
+
+    def take(self, node: Any) -> Any:
+        """The staged table of the create ``node``, if its write was kept."""
+        if not self._tables:
+            return None
+        key = str(chained(_CREATE_IDENT, lambda n: n.tableName().toString(), node, False))
+        return self._tables.pop(key, None)
+
+
 @dataclass(frozen=True)
 class PinnedTable:
     """The state of the table a write or a create wrote, held when Spark reported it."""
@@ -265,22 +320,29 @@ class PinnedTable:
     created: bool
 
 
-def pin_table(node: Any, root_class: str) -> PinnedTable | None:
+def pin_table(node: Any, root_class: str, staged: StagedTables | None = None) -> PinnedTable | None:
     """On the listener thread: hold on to the state of the table the write or create
     ``node`` wrote (4–7 py4j calls once the capture thread has built the chains they
-    use; no I/O but a create's catalog look-up)."""
+    use; no I/O but the catalog look-up of a create whose staged table ``staged``
+    does not hold)."""
+    relation = jtable = None
     if root_class in TABLE_WRITES:
-        jtable = getattr(node, TABLE_WRITES[root_class][0])().table()
+        relation = getattr(node, TABLE_WRITES[root_class][0])()
+        jtable = relation.table()
         created = False
     elif root_class in TABLE_CREATES:
-        resolved = node.name()
-        jtable = resolved.catalog().loadTable(resolved.identifier())
+        jtable = staged.take(node) if staged is not None else None
+        if jtable is None:
+            resolved = node.name()
+            jtable = resolved.catalog().loadTable(resolved.identifier())
         created = True
     else:
         return None
     jtable, table_class = _unwrapped(jtable, build=False)
-    if short_class(table_class).startswith("Staged"):
-        return None  # a CTAS's own write, reported as the command
+    if short_class(table_class).startswith("Staged") and not created:
+        if staged is not None:  # a CTAS's own write, reported as the command next
+            staged.keep(relation, jtable, table_class)
+        return None
     pin = formats.TABLE_PINS.get(short_class(table_class))
     if pin is None and not created:
         return None  # a write whose facts do not change with the table (Delta's: see delta.py)
@@ -292,6 +354,7 @@ def pinned_root_facts(pinned: PinnedTable, node: Any) -> dict[str, Any]:
     held: a create's table as it was loaded then, and the format's facts of that state
     (the version written, the location, the schema) over what the table says now."""
     if pinned.created:
+        _CREATE_IDENT.prepare(node)
         resolved = node.name()
         facts = _identifier_facts(resolved.catalog(), resolved.identifier())
         facts.update(table_facts(pinned.table))

@@ -223,5 +223,9 @@ FAMILY = SourceFamily(
         # The input partitions of a scan, met under a DataFrame made from an RDD.
         "SparkInputPartition": input_partition_facts,
     },
-    v2_table_pins={"SparkTable": TablePin(_take_metadata, pinned_facts, _METADATA.prepare)},
+    v2_table_pins={
+        "SparkTable": TablePin(_take_metadata, pinned_facts, _METADATA.prepare),
+        # The table an atomic CTAS/RTAS wrote, pinned by the command (dsv2_jvm.StagedTables).
+        "StagedSparkTable": TablePin(_take_metadata, pinned_facts, _METADATA.prepare),
+    },
 )
