@@ -38,29 +38,52 @@ SCHEMA_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/definitions/Ru
 FACET = {"_producer": PRODUCER, "_schemaURL": "https://openlineage.io/spec/facets/x.json"}
 
 
-def _dataset(name: str, fields: list[tuple[str, str]], upstream: str | None = None) -> dict[str, Any]:
+def _dataset(
+    name: str, fields: list[tuple[str, str]], upstream: str | None = None
+) -> dict[str, Any]:
     facets: dict[str, Any] = {
         "schema": {**FACET, "fields": [{"name": n, "type": t} for n, t in fields]}
     }
     if upstream is not None:
         first = fields[0][0]
-        facets["columnLineage"] = {**FACET, "fields": {
-            n: {"inputFields": [
-                {"namespace": "file", "name": upstream, "field": n,
-                 "transformations": [{"type": "DIRECT", "subtype": "IDENTITY"}]},
-                {"namespace": "file", "name": upstream, "field": first,
-                 "transformations": [{"type": "INDIRECT", "subtype": "FILTER"}]},
-            ]} for n, _ in fields}}
+        facets["columnLineage"] = {
+            **FACET,
+            "fields": {
+                n: {
+                    "inputFields": [
+                        {
+                            "namespace": "file",
+                            "name": upstream,
+                            "field": n,
+                            "transformations": [{"type": "DIRECT", "subtype": "IDENTITY"}],
+                        },
+                        {
+                            "namespace": "file",
+                            "name": upstream,
+                            "field": first,
+                            "transformations": [{"type": "INDIRECT", "subtype": "FILTER"}],
+                        },
+                    ]
+                }
+                for n, _ in fields
+            },
+        }
     return {"namespace": "file", "name": name, "facets": facets}
 
 
-def _event(run: int, second: int, job: str, inputs: list[dict[str, Any]],
-           outputs: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"eventType": "COMPLETE", "eventTime": f"2024-01-01T{second // 3600:02d}:"
-            f"{second // 60 % 60:02d}:{second % 60:02d}Z",
-            "run": {"runId": f"00000000-0000-4000-8000-{run:012d}", "facets": {}},
-            "job": {"namespace": "bench", "name": job, "facets": {}},
-            "inputs": inputs, "outputs": outputs, "producer": PRODUCER, "schemaURL": SCHEMA_URL}
+def _event(
+    run: int, second: int, job: str, inputs: list[dict[str, Any]], outputs: list[dict[str, Any]]
+) -> dict[str, Any]:
+    return {
+        "eventType": "COMPLETE",
+        "eventTime": f"2024-01-01T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}Z",
+        "run": {"runId": f"00000000-0000-4000-8000-{run:012d}", "facets": {}},
+        "job": {"namespace": "bench", "name": job, "facets": {}},
+        "inputs": inputs,
+        "outputs": outputs,
+        "producer": PRODUCER,
+        "schemaURL": SCHEMA_URL,
+    }
 
 
 def events(sources: int, fields: int, depth: int) -> list[dict[str, Any]]:
@@ -75,8 +98,15 @@ def events(sources: int, fields: int, depth: int) -> list[dict[str, Any]]:
         for level in range(depth):
             run += 1
             target = f"/d{level}/{s}"
-            out.append(_event(run, 2 + level, f"job_{s}_{level}", [_dataset(upstream, columns)],
-                              [_dataset(target, columns, upstream)]))
+            out.append(
+                _event(
+                    run,
+                    2 + level,
+                    f"job_{s}_{level}",
+                    [_dataset(upstream, columns)],
+                    [_dataset(target, columns, upstream)],
+                )
+            )
             upstream = target
         run += 1
         changed = [("c0", "string"), *columns[1:]]
@@ -110,19 +140,25 @@ def main() -> None:
             body = client.get("/api/v2/drift", params={"limit": args.limit}).json()
             shown = len(body["drifts"])
             reached = statistics.median(len(d["impact"]["nodes"]) for d in body["drifts"])
-            print(f"{body['totalCount']} drifts, {shown} per page, median {reached} nodes "
-                  f"reached per drift ({args.depth} jobs deep, {args.fields} columns)")
+            print(
+                f"{body['totalCount']} drifts, {shown} per page, median {reached} nodes "
+                f"reached per drift ({args.depth} jobs deep, {args.fields} columns)"
+            )
             ratios = []
             for round_number in range(args.rounds):
                 order = (True, False) if round_number % 2 == 0 else (False, True)
                 spent = {impact: _cpu(client, impact, args.limit) for impact in order}
                 ratios.append(spent[True] / spent[False])
-                print(f"round {round_number + 1}: with impact {spent[True]:.3f} s, without "
-                      f"{spent[False]:.3f} s CPU, ratio {ratios[-1]:.1f}, "
-                      f"{(spent[True] - spent[False]) / shown * 1000:.1f} ms per drift")
+                print(
+                    f"round {round_number + 1}: with impact {spent[True]:.3f} s, without "
+                    f"{spent[False]:.3f} s CPU, ratio {ratios[-1]:.1f}, "
+                    f"{(spent[True] - spent[False]) / shown * 1000:.1f} ms per drift"
+                )
         store.close()
-    print(f"median ratio {statistics.median(ratios):.1f} (min {min(ratios):.1f}, max "
-          f"{max(ratios):.1f}); load average {load_before[0]:.1f} -> {os.getloadavg()[0]:.1f}")
+    print(
+        f"median ratio {statistics.median(ratios):.1f} (min {min(ratios):.1f}, max "
+        f"{max(ratios):.1f}); load average {load_before[0]:.1f} -> {os.getloadavg()[0]:.1f}"
+    )
 
 
 if __name__ == "__main__":
