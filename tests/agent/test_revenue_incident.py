@@ -25,8 +25,9 @@ from headwater.config import Settings
 from headwater.server.app import create_app
 from headwater.store import Store
 from tests.agent.conftest import Lineage
+from tests.support.spark_packages import needs_connectors
 
-pytestmark = [pytest.mark.spark, pytest.mark.kafka, pytest.mark.slow]
+pytestmark = [pytest.mark.spark, pytest.mark.kafka, pytest.mark.slow, needs_connectors("kafka")]
 
 _ORDERS = [(1, 9.5, "2026-11-01"), (2, 3.25, "2026-11-01"), (3, 12.0, "2026-11-02")]
 

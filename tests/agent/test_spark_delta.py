@@ -17,6 +17,7 @@ from headwater.agent.plan import PlanNode
 from headwater.agent.sources.delta import written_version
 from tests.agent.conftest import WAREHOUSE
 from tests.agent.test_plan_fixtures import events_for
+from tests.support.spark_packages import needs_connectors
 
 WAREHOUSE_URI = f"file:{WAREHOUSE}"
 TABLES = ("hw_delta_src", "hw_delta_tgt", "hw_delta_ctas", "hw_delta_saved")
@@ -71,6 +72,7 @@ def _source_and_target(spark: Any) -> None:
 
 
 @pytest.mark.spark
+@needs_connectors("delta")
 def test_save_to_a_path_reports_each_version_written(spark: Any, lineage: Any, delta_tables: Path) -> None:
     path = str(delta_tables / "saved")
     df = spark.createDataFrame([(1, "a")], "k long, v string")
@@ -92,6 +94,7 @@ def test_save_to_a_path_reports_each_version_written(spark: Any, lineage: Any, d
 
 
 @pytest.mark.spark
+@needs_connectors("delta")
 def test_merge_into_a_catalog_table(spark: Any, lineage: Any, delta_tables: Path) -> None:
     _source_and_target(spark)
     spark.sql(
@@ -123,6 +126,7 @@ def test_merge_into_a_catalog_table(spark: Any, lineage: Any, delta_tables: Path
 
 
 @pytest.mark.spark
+@needs_connectors("delta")
 def test_merge_into_a_path_with_a_computed_source(spark: Any, lineage: Any, delta_tables: Path) -> None:
     _source_and_target(spark)
     path = str(delta_tables / "by_path")
@@ -144,6 +148,7 @@ def test_merge_into_a_path_with_a_computed_source(spark: Any, lineage: Any, delt
 
 
 @pytest.mark.spark
+@needs_connectors("delta")
 def test_update_and_delete(spark: Any, lineage: Any, delta_tables: Path) -> None:
     _source_and_target(spark)
     spark.sql("UPDATE hw_delta_tgt SET b = concat(b, '!') WHERE a = 1")
@@ -164,6 +169,7 @@ def test_update_and_delete(spark: Any, lineage: Any, delta_tables: Path) -> None
 
 
 @pytest.mark.spark
+@needs_connectors("delta")
 def test_reads_report_the_version_scanned_and_time_travel(spark: Any, lineage: Any, delta_tables: Path) -> None:
     _source_and_target(spark)
     spark.sql("INSERT INTO hw_delta_tgt VALUES (5, 'five')")  # version 1
@@ -176,6 +182,7 @@ def test_reads_report_the_version_scanned_and_time_travel(spark: Any, lineage: A
 
 
 @pytest.mark.spark
+@needs_connectors("delta")
 def test_reads_by_path_report_the_version_scanned(spark: Any, lineage: Any, delta_tables: Path) -> None:
     path = str(delta_tables / "by_path")
     df = spark.createDataFrame([(1, "a")], "k long, v string")
@@ -195,6 +202,7 @@ def test_reads_by_path_report_the_version_scanned(spark: Any, lineage: Any, delt
 
 
 @pytest.mark.spark
+@needs_connectors("delta")
 def test_save_as_table_ctas_and_insert(spark: Any, lineage: Any, delta_tables: Path) -> None:
     df = spark.createDataFrame([(1, "a")], "k long, v string")
     df.write.format("delta").saveAsTable("hw_delta_saved")

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from tests.agent.conftest import ICEBERG_WAREHOUSE
-from tests.support.spark_packages import SPARK_LINE
+from tests.support.spark_packages import SPARK_LINE, needs_connectors
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, needs_connectors("iceberg")]
 
 NAMESPACE = "ice.hw"
 TABLES = ("src", "tgt", "ctas", "cow", "mor", "upd", "ddl")

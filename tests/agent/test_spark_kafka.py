@@ -17,8 +17,9 @@ from headwater.config import Settings
 from headwater.server.app import create_app
 from headwater.store import Store
 from tests.agent.conftest import Lineage
+from tests.support.spark_packages import needs_connectors
 
-pytestmark = [pytest.mark.spark, pytest.mark.kafka, pytest.mark.slow]
+pytestmark = [pytest.mark.spark, pytest.mark.kafka, pytest.mark.slow, needs_connectors("kafka")]
 
 #: The columns of a Kafka read, as the suite's expected events list them.
 READ_FIELDS = [

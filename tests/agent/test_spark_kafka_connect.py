@@ -20,6 +20,7 @@ from headwater.store import Store
 from tests.agent.spec import validate_event
 from tests.connect.helpers import Collected, delete, put, running, wait_state, watcher_for
 from tests.support.kafka_topics import read_messages
+from tests.support.spark_packages import needs_connectors
 
 pytestmark = [pytest.mark.spark, pytest.mark.kafka, pytest.mark.slow]
 
@@ -38,6 +39,7 @@ def _downstream_path(graph: list[dict[str, Any]], start: str) -> dict[str, str |
     return came_from
 
 
+@needs_connectors("kafka")
 def test_file_source_connector_then_spark_job_is_one_connected_graph(
     spark, lineage, kafka_bootstrap: str, connect_worker, tmp_path: Path
 ):

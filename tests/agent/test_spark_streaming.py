@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.agent.conftest import Lineage
+from tests.support.spark_packages import needs_connectors
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -142,6 +143,7 @@ def test_trigger_once_ends_complete_and_a_named_query_names_its_job(spark, linea
     assert _named(run[-1]["inputs"]) == [("file", str(source))]
 
 
+@needs_connectors("delta")
 def test_streams_into_delta_by_path_and_by_table_name(spark, lineage, tmp_path: Path):
     from headwater import naming
 
@@ -312,6 +314,7 @@ def _produce(spark: Any, bootstrap: str, topic: str, rows: int = 3) -> None:
 
 
 @pytest.mark.kafka
+@needs_connectors("kafka")
 @pytest.mark.parametrize("subscription", ["subscribe", "subscribePattern", "assign"])
 def test_kafka_topic_to_kafka_topic(
     spark, lineage, kafka_bootstrap: str, tmp_path: Path, subscription: str
@@ -386,6 +389,7 @@ def test_kafka_topic_to_kafka_topic(
 
 
 @pytest.mark.kafka
+@needs_connectors("kafka", "delta")
 def test_foreach_batch_writes_belong_to_the_query_run(
     spark, lineage, kafka_bootstrap: str, tmp_path: Path
 ):

@@ -10,10 +10,20 @@ so each test session decides them up front: see :func:`lakehouse_conf`.
 from __future__ import annotations
 
 import pyspark
+import pytest
 
 from headwater.spark_connectors import BUILDS
 
-__all__ = ["CONNECTORS", "DELTA", "ICEBERG", "KAFKA", "POSTGRES_JDBC", "SPARK_LINE", "lakehouse_conf"]
+__all__ = [
+    "CONNECTORS",
+    "DELTA",
+    "ICEBERG",
+    "KAFKA",
+    "POSTGRES_JDBC",
+    "SPARK_LINE",
+    "lakehouse_conf",
+    "needs_connectors",
+]
 
 #: ``"4.1"``, ``"4.0"``, ``"3.5"``, ...: the Spark line of the installed PySpark.
 SPARK_LINE = ".".join(pyspark.__version__.split(".")[:2])
@@ -29,6 +39,19 @@ POSTGRES_JDBC = "org.postgresql:postgresql:42.7.8"
 
 #: The connectors this line has builds of, and the PostgreSQL driver.
 CONNECTORS = tuple(p for p in (ICEBERG, DELTA, KAFKA, POSTGRES_JDBC) if p)
+
+
+def needs_connectors(*kinds: str) -> pytest.MarkDecorator:
+    """Mark a test that needs the ``kinds`` connectors (iceberg, delta, kafka): on a
+    line without a build of one of them on Maven Central (PySpark 4.3) it is skipped
+    with a reason naming the missing builds; on every other line, every line CI
+    runs among them, it runs."""
+    missing = [kind for kind in kinds if not _LINE.get(kind)]
+    return pytest.mark.skipif(
+        bool(missing),
+        reason=f"no {' or '.join(missing)} connector build for Spark {SPARK_LINE} on Maven Central",
+    )
+
 
 _EXTENSIONS = {
     ICEBERG: "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
