@@ -69,6 +69,8 @@ class Facts:
     declared_inputs: set[tuple[DatasetKey, str]] = field(default_factory=set)
     #: The namespace rules mapping each name an event carries (None: names as sent).
     names: Normaliser | None = None
+    #: raw name -> [the dataset it became, first and last time], for ``dataset_aliases``.
+    _aliases: dict[DatasetKey, list[Any]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, events: Iterable[ParsedEvent], names: Normaliser | None = None) -> Facts:
@@ -138,6 +140,11 @@ class Facts:
             for seen in distinct:
                 self._expand_column_lineage(target, seen)
         self.lineage.clear()
+        for key, (named, first, last) in self._aliases.items():
+            self.put(rules.DATASET_ALIASES, key, {
+                "namespace": key[0], "name": key[1], "dataset": named, "created_at": first,
+                "updated_at": last})
+        self._aliases.clear()
         for rule in (rules.DATASETS, rules.JOBS):
             for (namespace, _), row in self.table_rows(rule).items():
                 self.put(rules.NAMESPACES, namespace, {
@@ -213,9 +220,13 @@ class Facts:
             return key
         named = self.names.dataset(key)
         if named != key:
-            self.put(rules.DATASET_ALIASES, key, {
-                "namespace": key[0], "name": key[1], "dataset": named, "created_at": t,
-                "updated_at": last or t})
+            # Gathered per raw name and turned into rows once, in finish().
+            seen = self._aliases.get(key)
+            if seen is None:
+                self._aliases[key] = [named, t, last or t]
+            else:
+                seen[1] = min(seen[1], t)
+                seen[2] = max(seen[2], last or t)
         return named
 
     def _mentions(self, subject: str, ev: ParsedEvent) -> None:
