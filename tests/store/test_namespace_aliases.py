@@ -9,10 +9,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 
 from headwater.events.parse import parse_event
 from headwater.store import Store, aliases, namespace_check
+from headwater.store import store as store_module
 from headwater.store import tables as t
 from headwater.store.namespace_rules import parse_rules
 from tests.store.dump import dump
@@ -277,3 +279,20 @@ def test_a_rule_mapping_a_name_not_seen_leaves_no_alias(store: Store) -> None:
     record(store, event("x", 1, inputs=[topic(f"kafka://{uuid.uuid4().hex}:9092")]))
     with store.engine.connect() as conn:
         assert not aliases.any_aliases(conn)
+
+
+def test_a_second_process_learns_the_symlinks_another_stored(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two stores on one database, as two `serve --workers` processes: the one that
+    # gets the table's name learns its location from the other's stored symlink.
+    monkeypatch.setattr(store_module, "SYMLINK_REFRESH_SECONDS", 0.0)
+    with Store.open(db_url) as first, Store.open(db_url) as second:
+        first.use_namespace_rules(RULES)
+        second.use_namespace_rules(RULES)
+        record(first, SPARK)
+        record(second, TRINO)
+        assert datasets(second) == {
+            ("kafka://orders-cluster", "orders"),
+            ("s3://lake", "silver/orders"),
+        }

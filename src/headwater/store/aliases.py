@@ -29,6 +29,7 @@ __all__ = [
     "rules_change",
     "rules_in_force",
     "symlinks",
+    "symlinks_after",
 ]
 
 _ds, _ns, _al = t.datasets, t.namespaces, t.dataset_aliases
@@ -48,6 +49,30 @@ def symlinks(conn: sa.Connection) -> Iterator[tuple[tuple[str, str], tuple[str, 
     )
     for row in conn.execute(query):
         yield (row.namespace, row.name), (row.dataset_namespace, row.dataset_name)
+
+
+def symlinks_after(
+    conn: sa.Connection, after_id: int
+) -> tuple[int, list[tuple[tuple[str, str], tuple[str, str]]]]:
+    """The symlinks stored since row ``after_id`` (by another process, too), and the
+    last row id read."""
+    query = (
+        sa.select(
+            t.dataset_symlinks.c.id,
+            t.dataset_symlinks.c.namespace,
+            t.dataset_symlinks.c.name,
+            _ns.c.name.label("dataset_namespace"),
+            _ds.c.name.label("dataset_name"),
+        )
+        .join(_ds, _ds.c.id == t.dataset_symlinks.c.dataset_id)
+        .join(_ns, _ns.c.id == _ds.c.namespace_id)
+        .where(t.dataset_symlinks.c.id > after_id)
+    )
+    last, found = after_id, []
+    for row in conn.execute(query):
+        last = max(last, row.id)
+        found.append(((row.namespace, row.name), (row.dataset_namespace, row.dataset_name)))
+    return last, found
 
 
 def any_aliases(conn: sa.Connection) -> bool:

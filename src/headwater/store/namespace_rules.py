@@ -162,8 +162,12 @@ class Normaliser:
     ) -> None:
         self.rules = rules
         self._symlinks: dict[tuple[str, str], tuple[str, str]] = {}
+        self.add_symlinks(symlinks)
+
+    def add_symlinks(self, symlinks: Iterable[tuple[tuple[str, str], tuple[str, str]]]) -> None:
+        """Add stored (identifier, dataset) pairs to the symlink index."""
         for ident, dataset in symlinks:
-            self._add(rules.dataset(ident), rules.dataset(dataset))
+            self._add(self.rules.dataset(ident), self.rules.dataset(dataset))
 
     def _add(self, ident: tuple[str, str], dataset: tuple[str, str]) -> None:
         if ident == dataset:

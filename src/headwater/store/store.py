@@ -56,6 +56,8 @@ LOT_EVENTS = 500
 # A failing part of at most this many events is written one event at a time
 # instead of being split further.
 _ONE_BY_ONE = 4
+#: How often symlinks other processes stored are read, with ``[symlinks] resolve``.
+SYMLINK_REFRESH_SECONDS = 5.0
 # Transactions retried after a deadlock/serialization failure before giving up.
 _CONFLICT_RETRIES = 5
 
@@ -113,6 +115,8 @@ class Store:
         self._floor: datetime | None = None
         self._floor_read_at: float | None = None
         self._floor_lock = threading.Lock()
+        # (last dataset_symlinks id read, when) for the symlink rule's index.
+        self._symlinks_seen: tuple[int, float] = (0, 0.0)
 
     @classmethod
     def open(cls, url: str, *, migrate: bool = True) -> Store:
@@ -169,6 +173,9 @@ class Store:
         unavailable; lots committed before that stay stored (sending the call
         again is harmless: stored events come back as duplicates).
         """
+        names = self._writer.names
+        if names is not None and names.rules.resolve_symlinks:
+            self._learn_stored_symlinks(names)
         floor = self.retention_floor()
         if floor is not None and any(ev.time < floor for ev in events):
             return self._record_above(events, floor)
@@ -206,12 +213,35 @@ class Store:
             if rules is None:
                 self._writer.names = None
                 return changed
-            with self.engine.connect() as conn:
-                known = list(aliases.symlinks(conn)) if rules.resolve_symlinks else []
+            last, known = 0, []
+            if rules.resolve_symlinks:
+                with self.engine.connect() as conn:
+                    last, known = aliases.symlinks_after(conn, 0)
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot read the namespace rules in force: {exc}") from exc
         self._writer.names = Normaliser(rules, known)
+        self._symlinks_seen = (last, time.monotonic())
         return changed
+
+    def _learn_stored_symlinks(self, names: Normaliser) -> None:
+        """Symlinks other processes stored (``serve --workers N``), read at most every
+        :data:`SYMLINK_REFRESH_SECONDS`."""
+        from headwater.store import aliases
+
+        with self._floor_lock:
+            last, read_at = self._symlinks_seen
+            now = time.monotonic()
+            if now - read_at < SYMLINK_REFRESH_SECONDS:
+                return
+            try:
+                with self.engine.connect() as conn:
+                    last, found = aliases.symlinks_after(conn, last)
+            except SQLAlchemyError:
+                # The writes that follow meet the same database and fail on their own.
+                logger.debug("could not read the stored symlinks", exc_info=True)
+                return
+            self._symlinks_seen = (last, now)
+        names.add_symlinks(found)
 
     @property
     def namespace_rules(self) -> NamespaceRules | None:
