@@ -26,7 +26,7 @@ median, and the load average before and after. Targets: rules <= 1.05, and
 none against ``--before`` within the noise.
 
     python benchmarks/namespace_rules.py [--batches 12] [--singles 600] [--rounds 4]
-        [--spellings 1] [--before REF]
+        [--spellings 1] [--before REF] [--at REF]
 
 ``--before REF`` adds a third arm: the code at git ``REF`` (e.g. the commit
 before the rules existed) with no rules, so "no rules" is also compared with
@@ -163,6 +163,15 @@ def bare(events_file: str, url: str, with_rules: bool, source: str | None) -> fl
     return float(done.stdout.strip().splitlines()[-1])
 
 
+def _extract(ref: str, into: Path) -> str:
+    """The ``src`` folder of git ``ref``, written under ``into``."""
+    into.mkdir()
+    archive = subprocess.run(["git", "archive", ref, "src"], check=True, capture_output=True,
+                             cwd=Path(__file__).parents[1]).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return str(into / "src")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--batches", type=int, default=12, help="500-event batches (12)")
@@ -173,6 +182,9 @@ def main() -> None:
     parser.add_argument("--before", metavar="REF",
                         help="also measure the code at git REF (no rules), e.g. the commit "
                         "before the namespace rules")
+    parser.add_argument("--at", metavar="REF",
+                        help="measure the code at git REF for the none and rules arms instead "
+                        "of the working tree (which others may be editing)")
     parser.add_argument("--bare-once", nargs=2, metavar=("EVENTS", "URL"), help=argparse.SUPPRESS)
     parser.add_argument("--with-rules", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -192,21 +204,15 @@ def main() -> None:
         Path(rules_file).write_text(RULES)
         events_file = str(Path(folder) / "events.json")
         Path(events_file).write_text(json.dumps(batch_events))
-        source = None
-        if args.before:
-            tree = Path(folder) / "before"
-            tree.mkdir()
-            archive = subprocess.run(["git", "archive", args.before, "src"], check=True,
-                                     capture_output=True, cwd=Path(__file__).parents[1]).stdout
-            subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-            source = str(tree / "src")
+        source = _extract(args.before, Path(folder) / "before") if args.before else None
+        this = _extract(args.at, Path(folder) / "at") if args.at else None
         for round_no in range(args.rounds):
             order = arms[round_no % len(arms):] + arms[: round_no % len(arms)]
             if round_no % 2:
                 order.reverse()
             for arm in order:
                 tag = f"{round_no}-{arm}"
-                code = source if arm == "before" else None
+                code = source if arm == "before" else this
                 with_rules = arm == "rules"
                 figures = (
                     served(batches, singles, len(raw), f"sqlite:///{folder}/served-{tag}.db",
