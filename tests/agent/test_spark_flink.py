@@ -37,7 +37,14 @@ from tests.support.flink_env import flink_classpath, flink_python
 from tests.support.kafka_topics import create_topic, produce, read_messages
 from tests.support.spark_packages import needs_connectors
 
-pytestmark = [pytest.mark.spark, pytest.mark.kafka, pytest.mark.live, pytest.mark.slow]
+# The first run on a machine builds .venv-flink (PyFlink's wheels from PyPI) in setup.
+pytestmark = [
+    pytest.mark.spark,
+    pytest.mark.kafka,
+    pytest.mark.live,
+    pytest.mark.slow,
+    pytest.mark.timeout(1200),
+]
 
 JOB = Path(__file__).resolve().parents[1] / "support" / "flink_job.py"
 FLINK_JOB = "job:flink:enrich_orders"
