@@ -158,7 +158,10 @@ class Facts:
         event = ev.event
         if ev.kind == "dataset":
             dataset = event["dataset"]
-            key = self._dataset(self._named(dataset_key(dataset, "dataset"), t), t)
+            key = dataset_key(dataset, "dataset")
+            if self.names is not None:
+                key = self._named(key, t)
+            key = self._dataset(key, t)
             self._mentions(dataset_node(*key), ev)
             version = dataset_version_uuid(key[0], key[1], f"event:{h}")
             self._version(version, key, None, t)
@@ -187,7 +190,10 @@ class Facts:
                 self._facet_rows("job", job_node(*job), ev.run_uuid,
                                  {"sourceCodeLocation": location}, ev)
         for i, item in enumerate(event.get("inputs") or ()):
-            key = self._dataset(self._named(dataset_key(item, f"inputs[{i}]"), t), t)
+            key = dataset_key(item, f"inputs[{i}]")
+            if self.names is not None:
+                key = self._named(key, t)
+            key = self._dataset(key, t)
             self._mentions(dataset_node(*key), ev)
             self._dataset_facets(key, facets_of(item, "facets"), None, ev)
             input_facets = facets_of(item, "inputFacets")
@@ -199,7 +205,10 @@ class Facts:
                          {"run_uuid": ev.run_uuid, "dataset": key, "created_at": t,
                           "updated_at": t})
         for i, item in enumerate(event.get("outputs") or ()):
-            key = self._dataset(self._named(dataset_key(item, f"outputs[{i}]"), t), t)
+            key = dataset_key(item, f"outputs[{i}]")
+            if self.names is not None:
+                key = self._named(key, t)
+            key = self._dataset(key, t)
             self._mentions(dataset_node(*key), ev)
             version = None
             if ev.run_uuid is not None:
@@ -216,8 +225,7 @@ class Facts:
 
     def _named(self, key: DatasetKey, t: datetime, last: datetime | None = None) -> DatasetKey:
         """``key`` mapped by the namespace rules; a changed name is kept as an alias."""
-        if self.names is None:
-            return key
+        assert self.names is not None
         named = self.names.dataset(key)
         if named != key:
             # Gathered per raw name and turned into rows once, in finish().
@@ -369,9 +377,10 @@ class Facts:
                 and isinstance(named[1], str) else None
             if source_key is None:
                 try:
-                    source_key = self._dataset(self._named(
-                        dataset_key(source, "columnLineage.inputFields"), first, last),
-                        first, last)
+                    source_key = dataset_key(source, "columnLineage.inputFields")
+                    if self.names is not None:
+                        source_key = self._named(source_key, first, last)
+                    source_key = self._dataset(source_key, first, last)
                 except EventError:
                     continue  # a malformed edge is dropped, the event is kept
                 source_keys[named] = source_key
