@@ -190,6 +190,7 @@ def test_dataset_page_shows_versions_and_their_schema_diff(page: Page) -> None:
     expect(page.get_by_role("heading", name=f"{ROOT}/silver/orders")).to_be_visible()
     expect(page.get_by_test_id("schema")).to_contain_text("is_weekend")
     versions = page.get_by_test_id("versions").locator("tbody tr")
+    expect(versions.first).to_be_visible()  # the list is drawn after the page's other reads
     assert versions.count() >= 2
     diff = page.get_by_test_id("diff")
     expect(diff).to_contain_text("1 change(s)")

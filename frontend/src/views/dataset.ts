@@ -42,8 +42,10 @@ export async function datasetView(root: HTMLElement, url: URL, namespace: string
   if (tags) root.append(tags);
   const checks = await quality;
   if (checks) root.append(checks);
-  const changed = await upstream;
-  if (changed) root.append(changed);
+  // Filled in when it comes: the upstream walk may take longer than the rest of the page.
+  const changedSlot = h("div", { class: "root-cause-slot" });
+  root.append(changedSlot);
+  void upstream.then((changed) => (changed ? changedSlot.replaceWith(changed) : changedSlot.remove()));
   const drifted = await drifts;
   if (drifted) root.append(drifted);
   const read = await readers;
