@@ -297,6 +297,9 @@ def test_an_orchestrator_runs_page_and_graph_show_its_runs_and_their_data(
             answer = api(base_url, "/api/v2/lineage", nodeId=f"run:{action['id']}", depth=2)
             expected |= {(e["upstream"], e["downstream"]) for e in answer["edges"]}
     assert len(expected) >= 8
+    # The run page embeds that graph; the explorer draws it too.
+    assert edges_of(wait_for_graph(page)) == expected
+    accessible(page)
     page.get_by_role("link", name="view run lineage").click()
     graph = wait_for_graph(page)
     assert edges_of(graph) == expected

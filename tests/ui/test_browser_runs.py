@@ -165,3 +165,38 @@ def test_run_page_lists_children_from_the_api_a_page_at_a_time(page: Page, base_
     expect(rows.first.get_by_role("link", name=first["job"]["name"], exact=True)).to_have_attribute(
         "href", f"/jobs/retail/{first['job']['name']}"
     )
+
+
+def test_an_application_runs_page_draws_its_childrens_lineage(page: Page, base_url: str) -> None:
+    application = latest_run(base_url, "retail_nightly")
+    children = httpx.get(f"{base_url}/api/v1/jobs/runs/{application}/children").json()["runs"]
+    assert len(children) >= 3
+    expected_edges: set[tuple[str, str]] = set()
+    for child in children:
+        child_edges = lineage(base_url, f"run:{child['id']}", 2)["edges"]
+        expected_edges |= {(e["upstream"], e["downstream"]) for e in child_edges}
+    assert expected_edges
+
+    # The run page itself embeds the graph: every child run, named by its job, and the
+    # datasets they read and wrote, with the edges between them.
+    page.goto(f"/runs/{application}")
+    graph = wait_for_graph(page)
+    section = page.get_by_test_id("run-lineage")
+    expect(section.get_by_role("heading", name="Lineage")).to_be_visible()
+    drawn = {n["id"]: n for n in graph["nodes"]}
+    for child in children:
+        node = drawn[f"run:{child['id']}"]
+        assert node["kind"] == "RUN"
+        assert child["job"]["name"] in node["full"]
+    assert edges_of(graph) == expected_edges
+    expect(section.get_by_test_id("child-runs")).to_have_text(
+        f" — with the lineage of its {len(children)} child runs"
+    )
+    # Selecting a node shows its details without leaving the run page.
+    click_node(page, graph, f"run:{children[0]['id']}")
+    expect(section.get_by_test_id("panel")).to_contain_text(children[0]["job"]["name"])
+    assert page.url.endswith(f"/runs/{application}")
+    # The whole explorer is one link away, at the same view.
+    section.get_by_test_id("open-explorer").click()
+    page.wait_for_url(re.compile(r"/lineage\?nodeId=run%3A"))
+    assert edges_of(wait_for_graph(page)) == expected_edges

@@ -84,7 +84,16 @@ async function fetchAnswers(state: ViewState): Promise<{ answers: V2Graph[]; chi
   return { answers: [...own, ...childAnswers], children, childCount, levels };
 }
 
-export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
+/**
+ * How the explorer is shown inside another page (a run's page): under a second-level heading,
+ * in a shorter box, and without touching the page's URL — a node's selection shows its
+ * details only, and any control opens the whole explorer at that view.
+ */
+export interface Embedding {
+  heading: string;
+}
+
+export async function lineageView(root: HTMLElement, url: URL, embedding?: Embedding): Promise<void> {
   previous?.destroy();
   previous = null;
   const state = readState(url);
@@ -125,8 +134,10 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
     h("button", { type: "button", "data-action": "zoom-out", "aria-label": "zoom out", onclick: () => zoomBy(0.8) }, "−"),
     state.from || state.to ? h("button", { type: "button", onclick: () => go({ from: "", to: "" }) }, "clear path") : null,
     status);
-  root.append(h("div", { class: "lineage-head" }, h("h1", {}, title), link(pageUrl.forNode(state.nodeId) ?? "/", "open page")),
-    toolbar, h("div", { class: "graph-layout" }, canvas, panel));
+  const head = embedding
+    ? h("div", { class: "lineage-head" }, h("h2", {}, embedding.heading), link(writeState(state), "open in the lineage explorer", { "data-testid": "open-explorer" }))
+    : h("div", { class: "lineage-head" }, h("h1", {}, title), link(pageUrl.forNode(state.nodeId) ?? "/", "open page"));
+  root.append(head, toolbar, h("div", { class: embedding ? "graph-layout embedded" : "graph-layout" }, canvas, panel));
 
   const model = new LineageModel();
   const started = performance.now();
@@ -213,10 +224,14 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
     panel: panelBody, state, go, expand, answer: model.nodes, drawn: new Map(nodes.map((n) => [n.id, n])), edges,
     frontier: view.frontier, parents: new Map(),
   };
+  // Remember the selection in the URL (no new history entry) so a reload keeps the panel;
+  // an embedded graph leaves its page's URL alone.
+  const remember = (selected: string) => {
+    if (!embedding) history.replaceState(null, "", writeState({ ...state, selected }));
+  };
   const select = (id: string) => {
     showPanel(context, id);
-    // Remember the selection in the URL (no new history entry) so a reload keeps the panel.
-    history.replaceState(null, "", writeState({ ...state, selected: id }));
+    remember(id);
   };
   cy.on("tap", "node", (event) => {
     if (event.target.isParent()) return;
@@ -226,7 +241,7 @@ export async function lineageView(root: HTMLElement, url: URL): Promise<void> {
   keyboardNavigation(canvas, cy, {
     rootId, select,
     open: (id) => navigate(pageUrl.forNode(id) ?? "/"),
-    clear: () => history.replaceState(null, "", writeState({ ...state, selected: "" })),
+    clear: () => remember(""),
   });
   Object.assign((window as unknown as { headwater: object }).headwater, {
     selected: () => drawnCy.nodes(":selected").map((n) => n.id())[0] ?? null,

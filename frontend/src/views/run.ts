@@ -1,8 +1,11 @@
 // The run page: state and times (and a STALE mark when /api/v2/runs/{id} says the run's
 // producer beats a heartbeat and went silent), input and output dataset versions, parent and child runs
 // (listed from /api/v1/jobs/runs/{id}/children, a page at a time), the error message of a
-// failed run, and its facets.
+// failed run, its lineage graph (the explorer's, embedded: for an application's or an
+// orchestrator's run, which read and write nothing themselves, the lineage of the runs under
+// it), and its facets.
 import { api, nodeIds, pageUrl, type Run, type RunLiveness } from "../api";
+import { lineageView } from "./lineage";
 import { pagedTable } from "../pager";
 import { runIdLink } from "../run-ids";
 import { add, errorBox, facetList, formatDuration, formatTime, h, link, section, stateBadge, table } from "../dom";
@@ -47,10 +50,18 @@ export async function runView(root: HTMLElement, url: URL, id: string): Promise<
   const family = section("Parent and child runs",
     parent?.run?.runId ? h("p", {}, "parent run ", runIdLink(pageUrl.run(parent.run.runId), parent.run.runId),
       parent.job ? ` of job ${parent.job.name}` : "") : h("p", { class: "muted" }, "No parent run."));
-  root.append(family, section("Facets", facetList(run.facets)));
+  const graph = h("section", { class: "card", "data-testid": "run-lineage" });
+  root.append(graph, family, section("Facets", facetList(run.facets)));
   const pageSize = Number(url.searchParams.get("childLimit")) || CHILD_PAGE;
-  await childRuns(family, id, Math.min(Math.max(1, Math.floor(pageSize)), 1000));
+  await Promise.all([
+    childRuns(family, id, Math.min(Math.max(1, Math.floor(pageSize)), 1000)),
+    lineageView(graph, new URL(pageUrl.lineage(nodeIds.run(id), { depth: String(GRAPH_DEPTH) }), window.location.origin),
+      { heading: "Lineage" }),
+  ]);
 }
+
+/** The embedded graph's depth: the run, what it read and wrote, and the runs on the other side. */
+const GRAPH_DEPTH = 2;
 
 /** How many child runs the page lists at a time (`?childLimit=` overrides); "show more" asks for the next page. */
 const CHILD_PAGE = 100;
