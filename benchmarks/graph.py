@@ -12,9 +12,10 @@ path (``Store.record`` of parsed events in 500-event batches), then times, per d
 - run-level lineage, depth 4, upstream of a recent run (the versions it read and the
   runs that wrote them);
 - search (``/api/v1/search`` query) for name fragments;
-- ``GET /api/v1/lineage`` at depth 20 over HTTP (in-process, gzip) against its
-  bare path (the same walk and the answer's node rows, no records, no JSON), per
-  answered node, with the answer's bytes per node;
+- ``GET /api/v1/lineage`` at depth 20 (``v1``) and the v1 dataset and job lists
+  (``lists``) over HTTP (in-process, gzip) against their bare path (the same walk
+  or page and the answer's rows, no records, no JSON), per answered item, with the
+  records reused between answers and rebuilt for each (``http_answers.py``);
 - column impact (``/api/v2/impact`` on a ``datasetField`` node), depth 10, from a
   field of a low-layer dataset, interleaved query by query with the downstream
   table walk of depth 10 from the same dataset, and the ratio of the two.
@@ -49,6 +50,7 @@ import sqlalchemy as sa
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import http_answers  # noqa: E402
 import synthetic  # noqa: E402
 
 from headwater.events import parse_event  # noqa: E402
@@ -126,77 +128,9 @@ def _time(
     return wall, cpu, answers
 
 
-KINDS = ("up", "down", "up-asof", "down-asof", "column", "run", "search", "impact", "v1")
-
-
-def measure_v1(store: Store, graph: synthetic.SyntheticGraph, queries: int,
-               rng: random.Random) -> None:
-    """``GET /api/v1/lineage`` (depth 20) over HTTP, in-process, against its bare path,
-    alternating query by query: the same walk and the answer's node rows fetched
-    from the database, no record built, no JSON. Both per answered node."""
-    from fastapi.testclient import TestClient
-
-    from headwater.config import Settings
-    from headwater.graph.model import Direction, NodeId, NodeType
-    from headwater.graph.traverse import walk
-    from headwater.server.app import create_app
-    from headwater.server.routes.lineage_read import MAX_V1_NODES
-    from headwater.store.reads import datasets as dataset_reads
-    from headwater.store.reads import jobs as job_reads
-    from headwater.store.reads.lineage import TableLineage
-
-    ns = synthetic.NAMESPACE
-    middle = [o for job in graph.jobs if 3 <= job.layer <= synthetic.LAYERS - 3
-              for o in job.outputs] or [o for job in graph.jobs for o in job.outputs]
-
-    def bare(conn: Any, node: str) -> int:
-        found = walk(TableLineage(conn), node, Direction.BOTH, 20, MAX_V1_NODES)
-        parsed = [NodeId.parse(n.id) for n in found.nodes]
-        dataset_reads.dataset_rows_by_keys(
-            conn, [(p.namespace, p.name) for p in parsed if p.type is NodeType.DATASET])
-        job_reads.job_rows_by_keys(
-            conn, [(p.namespace, p.name) for p in parsed if p.type is NodeType.JOB])
-        return len(found.nodes)
-
-    arms = ("http", "bare")
-    per_node: dict[str, list[float]] = {arm: [] for arm in arms}
-    nodes_seen: list[int] = []
-    wire: list[int] = []
-    raw: list[int] = []
-    with TestClient(create_app(Settings(), store)) as client, store.engine.connect() as conn:
-        for round_no in range(queries + 3):
-            node = f"dataset:{ns}:{rng.choice(middle)}"
-            order = arms if round_no % 2 else arms[::-1]
-            sizes: dict[str, int] = {}
-            elapsed: dict[str, float] = {}
-            for arm in order:
-                started = time.perf_counter()
-                if arm == "http":
-                    answer = client.get("/api/v1/lineage", params={"nodeId": node, "depth": 20})
-                    elapsed[arm] = time.perf_counter() - started  # not the client's decoding
-                    answer.raise_for_status()
-                    sizes[arm] = len(answer.json()["graph"])
-                    wire_bytes = int(answer.headers.get("content-length", len(answer.content)))
-                else:
-                    sizes[arm] = bare(conn, node)
-                    elapsed[arm] = time.perf_counter() - started
-            if round_no < 3:
-                continue  # warm-up
-            nodes = max(1, sizes["http"])
-            nodes_seen.append(nodes)
-            wire.append(wire_bytes)
-            raw.append(len(answer.content))
-            for arm in arms:
-                per_node[arm].append(elapsed[arm] / nodes)
-    print(f"  v1 lineage, depth 20, HTTP vs bare path: nodes/answer median "
-          f"{statistics.median(nodes_seen):.0f} max {max(nodes_seen)}; bytes/node "
-          f"{sum(raw) / sum(nodes_seen):,.0f} as JSON, {sum(wire) / sum(nodes_seen):,.0f} gzipped")
-    for arm, label in (("http", "HTTP answer"), ("bare", "bare path  ")):
-        us = sorted(v * 1e6 for v in per_node[arm])
-        print(f"    {label} per node: p50 {statistics.median(us):8.1f} us  "
-              f"p95 {us[min(len(us) - 1, round(0.95 * (len(us) - 1)))]:8.1f} us")
-    ratio = statistics.median(per_node["http"]) / statistics.median(per_node["bare"])
-    print(f"    HTTP / bare path per node (p50): {ratio:.1f}x (target <= 2x)  load {_load()}")
+KINDS = (
+    "up", "down", "up-asof", "down-asof", "column", "run", "search", "impact", "v1", "lists"
+)
 
 
 def measure_impact(store: Store, low: list[str], queries: int, rng: random.Random) -> None:
@@ -323,7 +257,9 @@ def measure(
     if "impact" in kinds:
         measure_impact(store, low, queries, random.Random(seed + 1))
     if "v1" in kinds:
-        measure_v1(store, graph, min(queries, 40), random.Random(seed + 2))
+        http_answers.measure_v1(store, graph, min(queries, 40), random.Random(seed + 2))
+    if "lists" in kinds:
+        http_answers.measure_lists(store, min(queries, 40), random.Random(seed + 4))
     for kind, label, run in (
         ("up", "table lineage, upstream, depth 10        ", table("upstream", top, None)),
         ("down", "table lineage, downstream, depth 10      ", table("downstream", low, None)),

@@ -5,15 +5,20 @@ never gets records built for a reader who sees more. SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import gzip
+import json
+import zlib
 from typing import Any
 from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
+from starlette.requests import Request
 
 from headwater.config import Settings
 from headwater.graph.model import NodeId
 from headwater.server.app import create_app
+from headwater.server.json_answers import Fragment, list_parts, stitched_answer
 from headwater.server.record_fragments import RecordFragments
 from headwater.server.responses import DatasetList, JobList, LineageGraph
 from headwater.store import Store
@@ -191,9 +196,8 @@ def test_records_are_built_once_per_watermark_and_scope() -> None:
     build = _build_counter(calls)
 
     def ask(watermark: str, rows: list[str], scope: NamespaceScope = EVERYTHING) -> bytes:
-        import orjson
-
-        return orjson.dumps(fragments.records(watermark, "dataset", scope, rows, str, build))
+        found = fragments.records(watermark, "dataset", scope, rows, str, build)
+        return b"[" + b",".join(fragment.json for fragment in found) + b"]"
 
     first = ask("w1", ["a", "b"])
     assert ask("w1", ["b", "a", "c"]) == b'[{"name":"b","size":"' + b"x" * 100 + b'"},' + (
@@ -219,3 +223,29 @@ def test_the_cache_keeps_within_its_bound(bound: int) -> None:
     assert 0 < fragments.size <= bound
     fragments.records("w", "dataset", EVERYTHING, rows[-1:], str, build)
     assert len(calls) == 1  # the most recent ones are kept
+
+
+def _gzip_answer(parts: list[bytes | Fragment], accept: str = "gzip") -> Any:
+    request = Request(
+        {"type": "http", "method": "GET", "headers": [(b"accept-encoding", accept.encode())]}
+    )
+    return stitched_answer(parts, request)
+
+
+def test_a_stitched_gzip_answer_is_the_json_of_its_parts() -> None:
+    records = [{"name": f"r{i}", "text": "abc" * i, "n": i} for i in range(300)]
+    parts = list_parts("items", [Fragment.of(r) for r in records], {"totalCount": 300})
+    zipped = _gzip_answer(parts)
+    assert zipped.headers["content-encoding"] == "gzip"
+    expected = {"items": records, "totalCount": 300}
+    assert json.loads(gzip.decompress(zipped.body)) == expected
+    # A decoder that reads the deflate stream on its own (as browsers do) agrees.
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    assert json.loads(inflater.decompress(zipped.body) + inflater.flush()) == expected
+    assert inflater.eof and not inflater.unused_data
+    plain = _gzip_answer(parts, accept="identity")
+    assert "content-encoding" not in plain.headers
+    assert json.loads(plain.body) == expected
+    # An answer of a few bytes is not worth compressing.
+    small = _gzip_answer(list_parts("items", [], {"totalCount": 0}))
+    assert "content-encoding" not in small.headers and json.loads(small.body)["items"] == []

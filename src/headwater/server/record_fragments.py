@@ -6,7 +6,7 @@ and its latest runs, each with its inputs and outputs). Building one costs a
 few batched queries and a few hundred Python values; a lineage answer holds
 hundreds of them, so building them per request is most of its cost (docs/api.md,
 "What a v1 lineage answer costs"). :class:`RecordFragments` keeps each record's
-JSON as bytes (an ``orjson.Fragment``) and the answers are stitched from them:
+JSON as bytes (an ``Fragment``) and the answers are stitched from them:
 orjson copies a fragment into the answer as it is.
 
 What a fragment is keyed by: the record's kind and node id, the namespaces the
@@ -38,27 +38,23 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-import orjson
+from starlette.requests import Request
 
+from headwater.server.etags import WATERMARK_KEY
+from headwater.server.json_answers import Fragment
 from headwater.store.reads import datasets as dataset_reads
 from headwater.store.reads import jobs as job_reads
 from headwater.store.reads.scope import NamespaceScope
 from headwater.store.reads.watermark import read_watermark
 
-__all__ = ["MAX_BYTES", "RecordFragments", "dump"]
+__all__ = ["MAX_BYTES", "RecordFragments"]
 
-#: Bytes of record JSON one server process keeps (a v1 lineage node is ~10 KB).
+#: Bytes of record JSON (and its compressed form) one server process keeps; a v1
+#: lineage node is ~10 KB of JSON and ~1.3 KB compressed.
 MAX_BYTES = 256 * 1024 * 1024
-
-_OPTIONS = orjson.OPT_UTC_Z | orjson.OPT_NAIVE_UTC
 
 Key = tuple[str, str, frozenset[str] | None]
 Row = TypeVar("Row")
-
-
-def dump(value: Any) -> bytes:
-    """``value`` as JSON, written as :func:`headwater.server.json_answers.json_answer` does."""
-    return orjson.dumps(value, option=_OPTIONS)
 
 
 class RecordFragments:
@@ -68,11 +64,17 @@ class RecordFragments:
         self.max_bytes = max_bytes
         self._lock = threading.Lock()
         self._watermark: str | None = None
-        self._items: OrderedDict[Key, tuple[orjson.Fragment, int]] = OrderedDict()
+        self._items: OrderedDict[Key, tuple[Fragment, int]] = OrderedDict()
         self._size = 0
 
-    def watermark(self, conn: Any) -> str:
-        """The store's watermark as ``conn`` sees it: read it before the answer's rows."""
+    def watermark(self, conn: Any, request: Request | None = None) -> str:
+        """The store's watermark: the one the ``ETags`` middleware read for ``request``
+        (before the route's connection opened), else as ``conn`` sees it now. Read it
+        before the answer's rows."""
+        if request is not None:
+            known = request.scope.get("state", {}).get(WATERMARK_KEY)
+            if isinstance(known, str):
+                return known
         return read_watermark(conn)
 
     def datasets(
@@ -81,7 +83,7 @@ class RecordFragments:
         watermark: str,
         rows: Sequence[Any],
         scope: NamespaceScope,
-    ) -> list[orjson.Fragment]:
+    ) -> list[Fragment]:
         """Marquez ``Dataset`` records of dataset rows (with ``namespace``), in their order."""
         return self.records(
             watermark,
@@ -98,7 +100,7 @@ class RecordFragments:
         watermark: str,
         rows: Sequence[Any],
         scope: NamespaceScope,
-    ) -> list[orjson.Fragment]:
+    ) -> list[Fragment]:
         """Marquez ``Job`` records (latest runs included) of job rows, in their order."""
         return self.records(
             watermark,
@@ -111,7 +113,7 @@ class RecordFragments:
 
     @property
     def size(self) -> int:
-        """Bytes of JSON held now."""
+        """Bytes of JSON and compressed JSON held now."""
         return self._size
 
     def records(
@@ -122,7 +124,7 @@ class RecordFragments:
         rows: Sequence[Row],
         node_of: Callable[[Row], str],
         build: Callable[[list[Row]], Iterable[dict[str, Any]]],
-    ) -> list[orjson.Fragment]:
+    ) -> list[Fragment]:
         """The records of ``rows`` (in their order) as fragments: those filed under
         ``watermark`` taken as they are, the others built by ``build`` (records in
         the order of the rows it is given) and filed."""
@@ -130,15 +132,15 @@ class RecordFragments:
         found = self._take(watermark, keys)
         missing = [row for row, key in zip(rows, keys, strict=True) if key not in found]
         if missing:
-            built: dict[Key, tuple[orjson.Fragment, int]] = {}
-            for row, record in zip(missing, build(missing), strict=True):
-                data = dump(record)
-                built[(kind, node_of(row), scope.namespaces)] = (orjson.Fragment(data), len(data))
-            found.update((key, item[0]) for key, item in built.items())
+            built: dict[Key, Fragment] = {
+                (kind, node_of(row), scope.namespaces): Fragment.of(record)
+                for row, record in zip(missing, build(missing), strict=True)
+            }
+            found.update(built)
             self._file(watermark, built)
         return [found[key] for key in keys]
 
-    def _take(self, watermark: str, keys: Sequence[Key]) -> dict[Key, orjson.Fragment]:
+    def _take(self, watermark: str, keys: Sequence[Key]) -> dict[Key, Fragment]:
         with self._lock:
             if watermark != self._watermark:
                 return {}
@@ -150,13 +152,14 @@ class RecordFragments:
                     found[key] = item[0]
             return found
 
-    def _file(self, watermark: str, built: dict[Key, tuple[orjson.Fragment, int]]) -> None:
+    def _file(self, watermark: str, built: dict[Key, Fragment]) -> None:
         with self._lock:
             if watermark != self._watermark:
                 self._items.clear()
                 self._size = 0
                 self._watermark = watermark
-            for key, (fragment, size) in built.items():
+            for key, fragment in built.items():
+                size = fragment.size
                 if size > self.max_bytes:
                     continue
                 old = self._items.pop(key, None)

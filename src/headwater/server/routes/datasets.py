@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.requests import Request
 from starlette.responses import Response
 
 from headwater.server.cursors import Cursor, CursorKey
 from headwater.server.deps import FragmentsDep, StoreDep
-from headwater.server.json_answers import json_answer
+from headwater.server.json_answers import list_parts, stitched_answer
 from headwater.server.openapi import error_responses
 from headwater.server.responses import (
     DatasetList,
@@ -41,6 +42,7 @@ _VERSIONS = CursorKey(
 @router.get(_BASE, response_model=DatasetList, **_READ)
 def list_datasets(
     namespace: str,
+    request: Request,
     store: StoreDep,
     scope: ScopeDep,
     fragments: FragmentsDep,
@@ -54,12 +56,14 @@ def list_datasets(
         page = _DATASETS.page(limit, offset, cursor)
         rows, total = reads.dataset_rows_page(conn, namespace, page)
         items = fragments.datasets(conn, watermark, rows, scope)
-    return json_answer(
-        {
-            "datasets": items,
-            "totalCount": total,
-            "nextCursor": _DATASETS.next_cursor([{"name": row.name} for row in rows], limit),
-        }
+    names = [{"name": row.name} for row in rows]  # what the cursor is made of
+    return stitched_answer(
+        list_parts(
+            "datasets",
+            items,
+            {"totalCount": total, "nextCursor": _DATASETS.next_cursor(names, limit)},
+        ),
+        request,
     )
 
 

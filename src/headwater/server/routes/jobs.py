@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.requests import Request
 from starlette.responses import Response
 
 from headwater.server.cursors import Cursor, CursorKey
 from headwater.server.deps import FragmentsDep, StoreDep
-from headwater.server.json_answers import json_answer
+from headwater.server.json_answers import list_parts, stitched_answer
 from headwater.server.openapi import error_responses
 from headwater.server.responses import (
     JobList,
@@ -44,6 +45,7 @@ _RUNS = CursorKey("job-runs", ("time", "text"), lambda item: (item["createdAt"],
 @router.get(_BASE, response_model=JobList, **_READ)
 def list_jobs(
     namespace: str,
+    request: Request,
     store: StoreDep,
     scope: ScopeDep,
     fragments: FragmentsDep,
@@ -56,12 +58,14 @@ def list_jobs(
         watermark = fragments.watermark(conn)  # before the rows (server/record_fragments.py)
         rows, total = reads.job_rows_page(conn, namespace, _JOBS.page(limit, offset, cursor))
         items = fragments.jobs(conn, watermark, rows, scope)
-    return json_answer(
-        {
-            "jobs": items,
-            "totalCount": total,
-            "nextCursor": _JOBS.next_cursor([{"name": row.name} for row in rows], limit),
-        }
+    names = [{"name": row.name} for row in rows]  # what the cursor is made of
+    return stitched_answer(
+        list_parts(
+            "jobs",
+            items,
+            {"totalCount": total, "nextCursor": _JOBS.next_cursor(names, limit)},
+        ),
+        request,
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import Query
+from starlette.requests import Request
 from starlette.responses import Response
 
 from headwater.errors import NotFoundError
@@ -20,7 +21,7 @@ from headwater.graph.columns import column_lineage
 from headwater.graph.model import Direction, Graph, NodeId, NodeType
 from headwater.graph.traverse import walk
 from headwater.server.deps import FragmentsDep, StoreDep
-from headwater.server.json_answers import json_answer
+from headwater.server.json_answers import Fragment, dump, stitched_answer
 from headwater.server.openapi import error_responses
 from headwater.server.responses import LineageGraph, UpstreamRunLineage
 from headwater.server.routes.reading import (
@@ -71,9 +72,35 @@ def _marquez_nodes(graph: Graph, node_type: str, data: dict[str, Any]) -> list[d
     ]
 
 
+def _lineage_parts(graph: Graph, data: dict[str, Fragment]) -> list[bytes | Fragment]:
+    """The parts of ``{"graph": [...]}``, as :func:`_marquez_nodes` would write it, with
+    each node's ``data`` its record's fragment (null for a node without a record)."""
+    incoming: dict[str, list[dict[str, str]]] = {n.id: [] for n in graph.nodes}
+    outgoing: dict[str, list[dict[str, str]]] = {n.id: [] for n in graph.nodes}
+    for upstream, downstream in sorted({(e.upstream, e.downstream) for e in graph.edges}):
+        pair = {"origin": upstream, "destination": downstream}
+        outgoing[upstream].append(pair)
+        incoming[downstream].append(pair)
+    parts: list[bytes | Fragment] = [b'{"graph":[']
+    for index, node in enumerate(sorted(graph.nodes, key=lambda n: n.id)):
+        head = b'{"id":' + dump(node.id) + b',"type":' + dump(node.type.value) + b',"data":'
+        tail = (
+            b',"inEdges":' + dump(incoming[node.id])
+            + b',"outEdges":' + dump(outgoing[node.id]) + b"}"
+        )
+        fragment = data.get(node.id)
+        if fragment is None:
+            parts.append((b"," if index else b"") + head + b"null" + tail)
+        else:
+            parts += [(b"," if index else b"") + head, fragment, tail]
+    parts.append(b"]}")
+    return parts
+
+
 @router.get("/api/v1/lineage", response_model=LineageGraph, **_READ)
 def get_lineage(
     nodeId: Annotated[str, node_id_query(NodeType.DATASET, NodeType.JOB)],  # noqa: N803
+    request: Request,
     store: StoreDep,
     scope: ScopeDep,
     fragments: FragmentsDep,
@@ -82,7 +109,8 @@ def get_lineage(
     """The dataset/job graph upstream and downstream of ``nodeId``, ``depth`` edges deep."""
     node = parse_node_id(nodeId, allowed=(NodeType.DATASET, NodeType.JOB))
     with connection(store) as conn:
-        watermark = fragments.watermark(conn)  # before the rows (server/record_fragments.py)
+        # Before the rows (server/record_fragments.py).
+        watermark = fragments.watermark(conn, request)
         hidden = HiddenNodes(conn, scope)
         require_node(conn, node, hidden)
         graph = walk(TableLineage(conn, None, hidden), str(node), Direction.BOTH, depth,
@@ -95,7 +123,7 @@ def get_lineage(
             conn, [(p.namespace, p.name) for p in parsed if p.type is NodeType.JOB], scope
         )
         # Each record's JSON as built once per store revision (server/record_fragments.py).
-        data: dict[str, Any] = {}
+        data: dict[str, Fragment] = {}
         for row, fragment in zip(
             dataset_rows, fragments.datasets(conn, watermark, dataset_rows, scope), strict=True
         ):
@@ -104,7 +132,7 @@ def get_lineage(
             job_rows, fragments.jobs(conn, watermark, job_rows, scope), strict=True
         ):
             data[f"job:{row.namespace}:{row.name}"] = fragment
-    return json_answer({"graph": _marquez_nodes(graph, "", data)})
+    return stitched_answer(_lineage_parts(graph, data), request)
 
 
 @router.get("/api/v1/column-lineage", response_model=LineageGraph, **_READ)

@@ -1,0 +1,173 @@
+"""Marquez-compatible answers over HTTP against their bare path, per item (used by graph.py).
+
+Three arms, alternated query by query in rotating order on one store:
+
+- ``reused``: the server as it runs, records' JSON reused between answers
+  (``headwater.server.record_fragments``): on a store nobody writes to, every
+  record after its first answer comes from the cache;
+- ``rebuilt``: a second app on the same store whose cache files nothing, so every
+  record is built for every answer: what the first answer after a write costs,
+  and what every answer cost before the records were reused;
+- ``bare``: the same walk or page and the answer's rows fetched from the
+  database, no record built and no JSON.
+
+HTTP is in-process (Starlette's test client, gzip accepted as a browser would);
+the time is until the answer is complete, before the client decodes it. Per
+answered item (lineage node, list item): wall-clock p50/p95 and CPU (this
+process's, which holds the SQLite engine and the app's threads; not
+PostgreSQL's server processes).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import random
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import synthetic
+
+from headwater.config import Settings
+from headwater.graph.model import Direction, NodeId, NodeType
+from headwater.graph.traverse import walk
+from headwater.server.app import create_app
+from headwater.server.record_fragments import RecordFragments
+from headwater.server.routes.lineage_read import MAX_V1_NODES
+from headwater.store import Store
+from headwater.store.reads import datasets as dataset_reads
+from headwater.store.reads import jobs as job_reads
+from headwater.store.reads.common import Page
+from headwater.store.reads.lineage import TableLineage
+
+__all__ = ["measure_lists", "measure_v1"]
+
+ARMS = ("reused", "rebuilt", "bare")
+# A query: the HTTP path and parameters, the bare path (returns its item count), and
+# the key of the answer's items.
+Query = tuple[str, dict[str, Any], Callable[[Any], int], str]
+
+
+def _load() -> str:
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def _fetch(client: Any, path: str, params: dict[str, Any]) -> tuple[float, float, bytes, bytes]:
+    """(wall s, cpu s, body as sent, body decoded) of one GET."""
+    started, started_cpu = time.perf_counter(), time.process_time()
+    with client.stream("GET", path, params=params) as answer:
+        wall, cpu = time.perf_counter() - started, time.process_time() - started_cpu
+        answer.raise_for_status()
+        sent = b"".join(answer.iter_raw())
+        encoding = answer.headers.get("content-encoding")
+    return wall, cpu, sent, gzip.decompress(sent) if encoding == "gzip" else sent
+
+
+def _run(store: Store, label: str, queries: list[Query], unit: str) -> None:
+    reused_app = create_app(Settings(), store)
+    rebuilt_app = create_app(Settings(), store)
+    rebuilt_app.state.record_fragments = RecordFragments(max_bytes=0)
+    from fastapi.testclient import TestClient
+
+    wall: dict[str, list[float]] = {arm: [] for arm in ARMS}
+    cpu: dict[str, float] = dict.fromkeys(ARMS, 0.0)
+    items_seen: list[int] = []
+    sent_bytes = json_bytes = 0
+    with (
+        TestClient(reused_app) as reused,
+        TestClient(rebuilt_app) as rebuilt,
+        store.engine.connect() as conn,
+    ):
+        clients = {"reused": reused, "rebuilt": rebuilt}
+        for round_no, (path, params, bare, key) in enumerate(queries):
+            order = ARMS[round_no % 3 :] + ARMS[: round_no % 3]
+            seconds: dict[str, tuple[float, float]] = {}
+            answers: dict[str, bytes] = {}
+            for arm in order:
+                if arm == "bare":
+                    started, started_cpu = time.perf_counter(), time.process_time()
+                    bare(conn)
+                    seconds[arm] = (
+                        time.perf_counter() - started, time.process_time() - started_cpu
+                    )
+                else:
+                    took, took_cpu, sent, body = _fetch(clients[arm], path, params)
+                    seconds[arm] = (took, took_cpu)
+                    answers[arm] = body
+                    if arm == "reused":
+                        sent_size = len(sent)
+            assert answers["reused"] == answers["rebuilt"], (path, params)
+            items = max(1, len(json.loads(answers["reused"])[key]))
+            if round_no < 3:
+                continue  # warm-up
+            sent_bytes += sent_size
+            json_bytes += len(answers["reused"])
+            items_seen.append(items)
+            for arm in ARMS:
+                wall[arm].append(seconds[arm][0] / items)
+                cpu[arm] += seconds[arm][1]
+    total = sum(items_seen)
+    print(f"  {label}: {len(items_seen)} answers, {unit}/answer median "
+          f"{statistics.median(items_seen):.0f} max {max(items_seen)}; bytes/{unit} "
+          f"{json_bytes / total:,.0f} as JSON, {sent_bytes / total:,.0f} sent (gzip)")
+    for arm in ARMS:
+        us = sorted(v * 1e6 for v in wall[arm])
+        p95 = us[min(len(us) - 1, round(0.95 * (len(us) - 1)))]
+        print(f"    {arm:8s} per {unit}: wall p50 {statistics.median(us):8.1f} us  p95 "
+              f"{p95:8.1f} us   cpu {cpu[arm] / total * 1e6:8.1f} us")
+
+    def ratio(arm: str, of: str) -> str:
+        by_wall = statistics.median(wall[arm]) / statistics.median(wall[of])
+        return f"wall {by_wall:.1f}x cpu {cpu[arm] / cpu[of]:.1f}x"
+
+    print(f"    reused / bare {ratio('reused', 'bare')} (target <= 2x);  rebuilt / reused "
+          f"{ratio('rebuilt', 'reused')};  rebuilt / bare {ratio('rebuilt', 'bare')}  "
+          f"load {_load()}")
+
+
+def measure_v1(store: Store, graph: synthetic.SyntheticGraph, queries: int,
+               rng: random.Random) -> None:
+    """``GET /api/v1/lineage`` (depth 20) from random middle-layer datasets."""
+    ns = synthetic.NAMESPACE
+    middle = [o for job in graph.jobs if 3 <= job.layer <= synthetic.LAYERS - 3
+              for o in job.outputs] or [o for job in graph.jobs for o in job.outputs]
+
+    def bare_of(node: str) -> Callable[[Any], int]:
+        def bare(conn: Any) -> int:
+            found = walk(TableLineage(conn), node, Direction.BOTH, 20, MAX_V1_NODES)
+            parsed = [NodeId.parse(n.id) for n in found.nodes]
+            dataset_reads.dataset_rows_by_keys(
+                conn, [(p.namespace, p.name) for p in parsed if p.type is NodeType.DATASET])
+            job_reads.job_rows_by_keys(
+                conn, [(p.namespace, p.name) for p in parsed if p.type is NodeType.JOB])
+            return len(found.nodes)
+
+        return bare
+
+    chosen = [f"dataset:{ns}:{rng.choice(middle)}" for _ in range(queries + 3)]
+    _run(store, "v1 lineage, depth 20, HTTP vs bare path",
+         [("/api/v1/lineage", {"nodeId": n, "depth": 20}, bare_of(n), "graph") for n in chosen],
+         "node")
+
+
+def measure_lists(store: Store, queries: int, rng: random.Random) -> None:
+    """``GET /api/v1/namespaces/{ns}/datasets`` and ``.../jobs``, ``limit=100`` at random
+    offsets, against the page's rows."""
+    ns = synthetic.NAMESPACE
+    with store.engine.connect() as conn:
+        datasets = dataset_reads.dataset_rows_page(conn, ns, Page(limit=1))[1]
+        jobs = job_reads.job_rows_page(conn, ns, Page(limit=1))[1]
+    for kind, count, rows_page in (
+        ("datasets", datasets, dataset_reads.dataset_rows_page),
+        ("jobs", jobs, job_reads.job_rows_page),
+    ):
+        def bare_of(offset: int, rows_page: Any = rows_page) -> Callable[[Any], int]:
+            return lambda conn: len(rows_page(conn, ns, Page(limit=100, offset=offset))[0])
+
+        offsets = [rng.randrange(max(1, count - 100)) for _ in range(queries + 3)]
+        _run(store, f"v1 {kind} list, limit 100, HTTP vs bare path",
+             [(f"/api/v1/namespaces/{ns}/{kind}", {"limit": 100, "offset": o}, bare_of(o), kind)
+              for o in offsets], "item")
