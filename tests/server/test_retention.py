@@ -162,6 +162,26 @@ def test_retention_keeps_the_window_and_the_current_graph(store: Store, client: 
     assert (again.runs, again.events) == (0, 0)
 
 
+def test_retention_drops_the_drifts_queued_before_the_window(store: Store) -> None:
+    # Without a webhook nothing else empties the queue.
+    queued = [
+        ("version:old", NOW - KEEP - timedelta(days=1)),
+        ("version:new", NOW - timedelta(days=1)),
+    ]
+    with store.engine.begin() as conn:
+        conn.execute(
+            t.drift_outbox.insert(),
+            [
+                {"drift_key": key, "enqueued_at": at, "attempts": 0, "next_attempt_at": at}
+                for key, at in queued
+            ],
+        )
+    done = prune(store.engine, KEEP, now=NOW, settle=0)
+    assert done.queued_drifts == 1
+    with store.engine.connect() as conn:
+        assert list(conn.scalars(sa.select(t.drift_outbox.c.drift_key))) == ["version:new"]
+
+
 def test_the_server_setting_runs_retention_in_the_background(store: Store) -> None:
     recent = datetime.now(UTC).replace(tzinfo=None) - timedelta(days=1)
     old, new = _night(0), [run_event("COMPLETE", _iso(recent), str(uuid.uuid4()), job="fresh")]

@@ -35,6 +35,7 @@ __all__ = [
     "due",
     "enqueue",
     "parse_key",
+    "prune",
     "queued_count",
     "remove",
     "retry",
@@ -135,6 +136,15 @@ def remove(engine: sa.Engine, item: Queued) -> None:
             conn.execute(_o.delete().where(_o.c.id == item.id))
     except SQLAlchemyError as exc:
         raise translate(exc) from exc
+
+
+def prune(conn: sa.Connection, before: datetime) -> int:
+    """Delete the drifts queued before ``before`` in the caller's transaction; how many.
+
+    Retention calls it with its cutoff: without a webhook nothing else empties the
+    queue, and a drift queued before the window is past the worker's give-up time.
+    """
+    return conn.execute(_o.delete().where(_o.c.enqueued_at < before)).rowcount or 0
 
 
 def _update(engine: sa.Engine, item: Queued, **values: object) -> int:

@@ -12,7 +12,8 @@
    inputs, outputs, the dataset versions they produced and those versions'
    facets and drift rows, and the contract rows (``schema_contracts``) whose
    declaring run or written version goes;
-3. drops the per-producer hours before the cutoff;
+3. drops the per-producer hours before the cutoff, and the drifts queued for
+   the drift webhook before it;
 4. on SQLite in incremental auto-vacuum mode, gives the freed pages back to
    the file system a bounded step at a time.
 
@@ -43,7 +44,7 @@ from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 
-from headwater.store import dialects, producers
+from headwater.store import dialects, drift_outbox, producers
 from headwater.store import tables as t
 from headwater.store.chunking import chunks
 from headwater.store.tables import metadata
@@ -89,6 +90,7 @@ class Pruned:
     events: int = 0
     dataset_versions: int = 0
     producer_hours: int = 0
+    queued_drifts: int = 0
     protected: int = 0
     vacuumed_pages: int = 0
     seconds: float = 0.0
@@ -277,6 +279,7 @@ def prune(
             progress(done, seen)
     with write_transaction(engine) as conn:
         done.producer_hours = producers.prune(conn, cutoff)
+        done.queued_drifts = drift_outbox.prune(conn, cutoff)
     done.vacuumed_pages = _incremental_vacuum(engine)
     done.seconds = time.perf_counter() - began
     logger.info(
