@@ -47,16 +47,18 @@ def lattice_events() -> list[dict[str, Any]]:
                 {"namespace": NAMESPACE, "name": f"d{layer - 1}_{(i + k) % WIDTH}"} for k in (0, 1)
             ]
             for offset, kind in ((0, "START"), (30, "COMPLETE")):
-                events.append({
-                    "eventType": kind,
-                    "eventTime": (start + timedelta(minutes=layer, seconds=offset)).isoformat(),
-                    "run": {"runId": run_id},
-                    "job": {"namespace": NAMESPACE, "name": f"j{layer}_{i}"},
-                    "inputs": inputs,
-                    "outputs": [{"namespace": NAMESPACE, "name": f"d{layer}_{i}"}],
-                    "producer": "https://github.com/headwater/tests/ui",
-                    "schemaURL": SCHEMA_URL,
-                })
+                events.append(
+                    {
+                        "eventType": kind,
+                        "eventTime": (start + timedelta(minutes=layer, seconds=offset)).isoformat(),
+                        "run": {"runId": run_id},
+                        "job": {"namespace": NAMESPACE, "name": f"j{layer}_{i}"},
+                        "inputs": inputs,
+                        "outputs": [{"namespace": NAMESPACE, "name": f"d{layer}_{i}"}],
+                        "producer": "https://github.com/headwater/tests/ui",
+                        "schemaURL": SCHEMA_URL,
+                    }
+                )
     return events
 
 
@@ -167,3 +169,62 @@ def test_small_answers_are_drawn_whole(page: Page, base_url: str) -> None:
     assert len(graph["nodes"]) == 8
     expect(page.get_by_test_id("limited")).to_have_count(0)
     assert not [n for n in graph["nodes"] if "more" in n["classes"]]
+
+
+def on_canvas(page: Page, graph: dict[str, Any]) -> tuple[set[str], set[str]]:
+    """The ids of the nodes whose box is (partly) on the canvas, and of the others."""
+    box = page.get_by_test_id("graph").bounding_box()
+    assert box is not None
+    # A node is 170 × 44 graph units at most; its half, at the current zoom, in pixels.
+    half_w, half_h = 85 * graph["zoom"], 22 * graph["zoom"]
+    shown = {
+        n["id"]
+        for n in graph["nodes"]
+        if -half_w < n["x"] < box["width"] + half_w and -half_h < n["y"] < box["height"] + half_h
+    }
+    return shown, {n["id"] for n in graph["nodes"]} - shown
+
+
+def assert_labelled(page: Page, ids: set[str]) -> None:
+    """Each node of ``ids`` has its label drawn: inside its box, at least 8 px on screen."""
+    labels = {x["id"]: x for x in page.evaluate("window.headwater.labels()")}
+    graph = page.evaluate("window.headwater.graph()")
+    classes = {n["id"]: n["classes"] for n in graph["nodes"]}
+    for node_id in ids:
+        assert "offscreen" not in classes[node_id], node_id
+        label, node = labels[node_id]["label"], labels[node_id]["node"]
+        assert label["w"] > 0 and label["h"] > 0, node_id
+        assert node["x1"] <= label["x1"] and label["x2"] <= node["x2"], node_id
+        assert labels[node_id]["fontPx"] >= 8, node_id
+
+
+def test_a_big_graph_labels_every_node_in_view_and_the_rest_as_the_view_reaches_them(
+    page: Page,
+) -> None:
+    # Everything downstream of the first layer, drawn whole: past the size where labels are
+    # measured and drawn only near the view.
+    page.goto(
+        f"/lineage?nodeId={quote(f'dataset:{NAMESPACE}:d0_0')}"
+        "&direction=downstream&depth=100&limit=0"
+    )
+    graph = wait_for_graph(page)
+    assert len(graph["nodes"]) > 300
+    shown, hidden = on_canvas(page, graph)
+    assert shown and hidden
+    assert_labelled(page, shown)
+    far = [n for n in graph["nodes"] if "offscreen" in n["classes"]]
+    assert far, "nodes far from the view wait for their label"
+    assert {n["id"] for n in far} <= hidden
+    # Panned to a far node: it and everything then on the canvas has its label.
+    target = max(far, key=lambda n: n["x"])["id"]
+    page.evaluate("(id) => window.headwater.reveal(id)", target)
+    graph = page.evaluate("window.headwater.graph()")
+    shown, _ = on_canvas(page, graph)
+    assert target in shown
+    assert_labelled(page, shown)
+    # At the smallest and the largest zoom the view offers, too.
+    for zoom in (graph["minZoom"], graph["maxZoom"]):
+        page.evaluate("(z) => window.headwater.zoomTo(z)", zoom)
+        graph = page.evaluate("window.headwater.graph()")
+        shown, _ = on_canvas(page, graph)
+        assert_labelled(page, shown)

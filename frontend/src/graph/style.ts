@@ -120,6 +120,8 @@ export function stylesheet(large: boolean): cytoscape.StylesheetJson {
     { selector: "edge[kind = 'indirect']", style: { "line-style": "dashed" } },
     { selector: ".dimmed", style: { opacity: 0.2 } },
     { selector: "node.on-path", style: { "border-color": "#f08c00", "border-width": 4 } },
+    // Far from the view, a big graph's node waits for its label (graph/viewport-cost.ts).
+    { selector: "node.offscreen", style: { label: "" } },
     { selector: "edge.on-path", style: { "line-color": "#f08c00", "target-arrow-color": "#f08c00", width: 3 } },
   ];
 }

@@ -11,6 +11,7 @@ import { fitLabel, fitLine, ZOOM } from "../graph/labels";
 import { layered } from "../graph/layered";
 import { shortRunIds } from "../run-ids";
 import { STATE_COLOURS, stylesheet } from "../graph/style";
+import { labelNearView, OFFSCREEN, skipImpossibleLayers } from "../graph/viewport-cost";
 
 cytoscape.use(dagre);
 
@@ -101,8 +102,9 @@ export function drawGraph(options: DrawOptions): cytoscape.Core {
     // A job a JobEvent declares (static lineage: a dashboard, a report) is drawn apart from
     // one seen running, and says so on a line of its own.
     const declared = node.type === "JOB" && (node.data as { declared?: boolean } | null)?.declared === true;
+    // A big graph's labels are measured and drawn only near the view (graph/viewport-cost.ts).
     const classes = [node.id === options.rootId ? "root" : "", options.frontier.has(node.id) ? "more" : "",
-      failed ? "failing" : "", declared ? "declared" : ""].filter(Boolean).join(" ");
+      failed ? "failing" : "", declared ? "declared" : "", large && !grouped ? OFFSCREEN : ""].filter(Boolean).join(" ");
     const looks = labelData(node.id, node.type, label);
     const mark = failed ? `✗ ${failed} assertion${failed === 1 ? "" : "s"} failing` : declared ? "◇ declared" : "";
     elements.push({
@@ -163,6 +165,8 @@ export function drawGraph(options: DrawOptions): cytoscape.Core {
   // A graph too big to fit at the smallest readable zoom opens on its root.
   const root = cy.getElementById(options.rootId);
   if (cy.zoom() <= ZOOM.min + 1e-6 && root.nonempty()) cy.center(root);
+  labelNearView(cy);
+  skipImpossibleLayers(cy);
   // The whole label and id of the node under the pointer, as the canvas's tooltip.
   cy.on("mouseover", "node", (event) => { options.canvas.title = event.target.data("full") ?? ""; });
   cy.on("mouseout", "node", () => { options.canvas.removeAttribute("title"); });
