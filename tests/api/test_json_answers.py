@@ -15,13 +15,17 @@ from tests.graph.retail import NS
 def _record(client: TestClient, node: dict[str, Any]) -> dict[str, Any]:
     kind, namespace, name = node["id"].split(":", 2)
     path = "datasets" if kind == "dataset" else "jobs"
-    answer = client.get(f"/api/v1/namespaces/{quote(namespace, safe='')}/{path}/{quote(name, safe='')}")
+    answer = client.get(
+        f"/api/v1/namespaces/{quote(namespace, safe='')}/{path}/{quote(name, safe='')}"
+    )
     assert answer.status_code == 200, answer.text
     return answer.json()  # type: ignore[no-any-return]
 
 
 def test_v1_lineage_nodes_are_the_records_the_model_pass_writes(retail: TestClient) -> None:
-    answer = retail.get("/api/v1/lineage", params={"nodeId": f"dataset:{NS}:gold.revenue", "depth": 20})
+    answer = retail.get(
+        "/api/v1/lineage", params={"nodeId": f"dataset:{NS}:gold.revenue", "depth": 20}
+    )
     assert answer.status_code == 200, answer.text
     assert answer.headers["content-type"] == "application/json"
     body = answer.json()

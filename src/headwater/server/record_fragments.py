@@ -6,8 +6,9 @@ and its latest runs, each with its inputs and outputs). Building one costs a
 few batched queries and a few hundred Python values; a lineage answer holds
 hundreds of them, so building them per request is most of its cost (docs/api.md,
 "What a v1 lineage answer costs"). :class:`RecordFragments` keeps each record's
-JSON as bytes (an ``Fragment``) and the answers are stitched from them:
-orjson copies a fragment into the answer as it is.
+JSON as bytes with its deflated form (a ``json_answers.Fragment``), and the
+answers are stitched from them (``json_answers.stitched_answer``): copied in as
+they are.
 
 What a fragment is keyed by: the record's kind and node id, the namespaces the
 reader may see (a namespace-limited token's records leave out what lies outside,
@@ -23,9 +24,11 @@ so on a store written to continuously the reuse is between writes.
 Why a fragment is never older than the answer it goes into: a request reads the
 watermark *before* any of its rows, so what it builds is at least as new as the
 watermark it files it under, and it only takes fragments filed under the
-watermark it read itself. A different watermark empties the cache (the store
-changed, or an older request finishes late: its fragments are still at least as
-new as its watermark).
+watermark it read itself. Filing under a different watermark empties the
+cache first (the store changed, or an older request finishes late: its
+fragments are still at least as new as its watermark). The watermark is the one
+the ``ETags`` middleware read for the request when it read one (before the
+route opened its connection), else one read on the route's connection.
 
 The cache is bounded in bytes (:data:`MAX_BYTES`), least recently used first
 out, per server process.
