@@ -140,6 +140,7 @@ class Agent:
                 self._worker.submit,
                 self._log_once,
                 interval=float(getattr(config, "streaming_progress_interval", 60.0)),
+                ignored_sinks=tuple(getattr(config, "streaming_ignored_sinks", ())),
                 catalog_impl=self._context.get("catalog_impl", "hive"),
                 remove_path=getattr(config, "remove_path_pattern", None),
             )

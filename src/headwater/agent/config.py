@@ -102,6 +102,7 @@ SPARK_CONF_KEYS: tuple[str, ...] = (
     "spark.openlineage.run.tags",
     "spark.openlineage.filter.allowedSparkNodes",
     "spark.openlineage.filter.deniedSparkNodes",
+    "spark.openlineage.streaming.ignoredSinks",
     "spark.headwater.captureReadOnlyActions",
     "spark.headwater.queueSize",
     "spark.headwater.batchSize",
@@ -404,6 +405,8 @@ class AgentConfig:
     source_code: Mapping[str, str] = field(default_factory=dict)
     #: Seconds between two RUNNING events of one Structured Streaming query run.
     streaming_progress_interval: float = 60.0
+    #: Driver-local stream sinks (``memory``, ``console``) left out of a query's outputs.
+    streaming_ignored_sinks: tuple[str, ...] = ()
 
     def facet_enabled(self, name: str) -> bool:
         """Whether facet ``name`` (as the listener names it) should be emitted."""
@@ -531,5 +534,8 @@ class AgentConfig:
                 _HW + "streaming.progressInterval",
                 # A shorter interval would come close to one RUNNING per micro-batch.
                 minimum=1,
+            ),
+            streaming_ignored_sinks=tuple(
+                s.lower() for s in parse_list(conf("streaming.ignoredSinks") or "")
             ),
         )

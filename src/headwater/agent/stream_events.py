@@ -232,6 +232,13 @@ def capture_stream(execution: Any, relations: RelationCache | None = None) -> St
         logger.debug("no write options on %s", execution, exc_info=True)
     sink = stream_sink_facts(execution.sink(), options)
     try:
+        # A memory sink's table is named by the query (its queryName).
+        name = execution.name()
+        if name:
+            sink["query_name"] = str(name)
+    except Exception:
+        logger.debug("no query name", exc_info=True)
+    try:
         sink["query_schema"] = json.loads(str(analyzed.schema().json()))
     except Exception:
         logger.debug("no query schema", exc_info=True)

@@ -48,6 +48,7 @@ from headwater.agent.actions import column_sources, plan_datasets
 from headwater.agent.capture import RelationCache
 from headwater.agent.run_model import RunModel
 from headwater.agent.sources.common import MicroBatch
+from headwater.agent.sources.local_sinks import LOCAL_SINKS
 from headwater.agent.stream_events import (
     StreamRun,
     capture_stream,
@@ -212,8 +213,11 @@ class StreamingLineage:
         interval: float = 60.0,
         catalog_impl: str = "hive",
         remove_path: Any = None,
+        ignored_sinks: tuple[str, ...] = (),
     ) -> None:
         self._jsession = jsession
+        #: Namespaces of the driver-local sinks (memory, console) left out of outputs.
+        self._ignored_sinks = frozenset(s for s in ignored_sinks if s in LOCAL_SINKS)
         self._model = model
         self._context = context
         self._emit = emit
@@ -305,6 +309,9 @@ class StreamingLineage:
                 visited, run.inputs, run.outputs = plan_datasets(
                     ctx, self._model, self._catalog_impl
                 )
+                if self._ignored_sinks:
+                    ignored = self._ignored_sinks
+                    run.outputs = [o for o in run.outputs if o["namespace"] not in ignored]
                 run.own_inputs = {(d["namespace"], d["name"]) for d in run.inputs}
                 columns = [
                     str(f.get("name"))

@@ -19,7 +19,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from headwater.agent.plan import PlanNode, short_class
-from headwater.agent.sources import ddl, delta, dsv2, files, formats, iceberg, jdbc, kafka, logical_rdds, tables
+from headwater.agent.sources import (
+    ddl,
+    delta,
+    dsv2,
+    files,
+    formats,
+    iceberg,
+    jdbc,
+    kafka,
+    local_sinks,
+    logical_rdds,
+    tables,
+)
 from headwater.agent.sources.common import CapturedDataset, VisitContext, Visited
 from headwater.agent.sources.family import (
     Lookup,
@@ -57,6 +69,7 @@ FAMILIES: tuple[SourceFamily, ...] = (
     kafka.FAMILY,
     dsv2.FAMILY,
     iceberg.FAMILY,
+    local_sinks.FAMILY,
 )
 
 
