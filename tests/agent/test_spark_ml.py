@@ -197,3 +197,54 @@ def test_a_streaming_query_that_scores_with_a_model_reads_it(
     (output,) = events[-1]["outputs"]
     assert ("file", str(model_path), "spend") in _input_fields(output, "prediction")
     assert ("file", str(data), "spend") in _input_fields(output, "prediction")
+
+
+@pytest.mark.parametrize("search", ["CrossValidator", "TrainValidationSplit"])
+def test_a_tuning_search_outputs_its_best_model_with_the_evaluator_metric(
+    spark: Any, lineage: Lineage, tmp_path: Path, search: str
+) -> None:
+    from pyspark.ml import tuning
+    from pyspark.ml.evaluation import BinaryClassificationEvaluator
+
+    data, model_path, scored = tmp_path / "customers", tmp_path / "best", tmp_path / "scored"
+    _training_data(spark, data)
+    pipeline = _pipeline()
+    regression = pipeline.getStages()[1]
+    grid = tuning.ParamGridBuilder().addGrid(regression.regParam, [0.0, 0.5]).build()
+    split = {"numFolds": 2} if search == "CrossValidator" else {"trainRatio": 0.7}
+    estimator = getattr(tuning, search)(
+        estimator=pipeline, estimatorParamMaps=grid, seed=3,
+        evaluator=BinaryClassificationEvaluator(labelCol="bought"), **split,
+    )
+    before = len(lineage.events())
+    training = spark.read.parquet(str(data))
+    searched = estimator.fit(training)
+    searched.bestModel.write().overwrite().save(str(model_path))
+    searched.transform(training).select("customer_id", "prediction").write.parquet(str(scored))
+    events = lineage.events()[before:]
+
+    # One training run (the candidates' fits are the search's own work), its output
+    # the best model, named by the path it was saved to.
+    (fit,) = _runs(events, ".fit_")
+    assert [e["eventType"] for e in fit] == ["START", "COMPLETE"]
+    assert _named(fit[0]["inputs"]) == [("file", str(data))]
+    (best,) = fit[-1]["outputs"]
+    assert (best["namespace"], best["name"]) == ("file", str(model_path))
+    facet = best["facets"]["model"]
+    assert facet["uid"] == searched.bestModel.uid
+    assert facet["algorithm"] == "pyspark.ml.pipeline.PipelineModel"
+    candidates = list(searched.avgMetrics if search == "CrossValidator"
+                      else searched.validationMetrics)
+    assert facet["tuning"]["algorithm"] == f"pyspark.ml.tuning.{search}Model"
+    assert facet["tuning"]["metricName"] == "areaUnderROC"
+    assert facet["tuning"]["candidateMetrics"] == pytest.approx(candidates)
+    assert facet["metrics"] == {"areaUnderROC": pytest.approx(max(candidates))}
+    # No candidate became a model dataset of its own.
+    named = {(d["namespace"], d["name"]) for e in events for d in e["inputs"] + e["outputs"]}
+    assert not [
+        (ns, n) for ns, n in named if ns.startswith("spark-ml") or n.startswith(f"{model_path}/")
+    ], named
+
+    # Scoring with the search's model reads the best model.
+    (score,) = [e for e in events if e["eventType"] == "COMPLETE" and _named(e["outputs"]) == [("file", str(scored))]]
+    assert sorted(_named(score["inputs"])) == sorted([("file", str(data)), ("file", str(model_path))])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["describe", "model_columns"]
+__all__ = ["describe", "model_columns", "scoring_model", "tuning_metric"]
 
 #: Params naming the columns a stage reads, and those naming what it writes.
 _READS = ("inputCol", "inputCols", "featuresCol", "labelCol", "weightCol")
@@ -58,8 +58,55 @@ def _column_params(stage: Any, names: tuple[str, ...]) -> list[str]:
     return columns
 
 
+def scoring_model(instance: Any) -> Any:
+    """The model that scores for ``instance``: a tuning model's (``CrossValidatorModel``,
+    ``TrainValidationSplitModel``) best model, else the instance itself."""
+    best = getattr(instance, "bestModel", None)
+    return instance if best is None else best
+
+
+def tuning_metric(instance: Any) -> tuple[str, float] | None:
+    """A tuning model's evaluator metric and the best model's value of it: the best
+    of the averages over folds (``avgMetrics``) or of the validation metrics."""
+    if getattr(instance, "bestModel", None) is None:
+        return None
+    values = getattr(instance, "avgMetrics", None) or getattr(instance, "validationMetrics", None)
+    evaluator = instance.getEvaluator()
+    if not values or evaluator is None:
+        return None
+    larger = bool(evaluator.isLargerBetter())
+    best = max(values) if larger else min(values)
+    return str(evaluator.getMetricName()), float(best)
+
+
+def _tuning(instance: Any) -> dict[str, Any]:
+    """How a tuning model chose its best model: the search, its evaluator and the metrics."""
+    tuning: dict[str, Any] = {"algorithm": _class_name(instance)}
+    evaluator = instance.getEvaluator()
+    if evaluator is not None:
+        tuning["evaluator"] = _class_name(evaluator)
+        tuning["metricName"] = str(evaluator.getMetricName())
+        tuning["largerIsBetter"] = bool(evaluator.isLargerBetter())
+    for name in ("numFolds", "trainRatio", "seed"):
+        if instance.hasParam(name) and instance.isDefined(instance.getParam(name)):
+            tuning[name] = _plain(instance.getOrDefault(name))
+    values = getattr(instance, "avgMetrics", None) or getattr(instance, "validationMetrics", None)
+    if values:
+        tuning["candidateMetrics"] = [float(v) for v in values]
+    return tuning
+
+
 def describe(instance: Any) -> dict[str, Any]:
-    """The ``model`` facet's description of a fitted model (or a pipeline of them)."""
+    """The ``model`` facet's description of a fitted model (or a pipeline of them); of a
+    tuning model, its best model's, with how the search chose it (``tuning``)."""
+    best = scoring_model(instance)
+    if best is not instance:
+        description = describe(best)
+        try:
+            description["tuning"] = _tuning(instance)
+        except Exception:
+            pass
+        return description
     stages = getattr(instance, "stages", None)
     parts = list(stages) if isinstance(stages, (list, tuple)) else [instance]
     reads: list[str] = []

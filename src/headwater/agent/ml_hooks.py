@@ -13,7 +13,11 @@ Python calls that make and use them:
 * ``Evaluator.evaluate(dataset)``: a metric computed on a model's predictions.
 
 Only the outermost call on a thread counts: a ``Pipeline``'s fit fits its
-stages, a ``PipelineModel``'s transform and save run its stages' own. Each
+stages, a ``PipelineModel``'s transform and save run its stages' own. A
+tuning search (``CrossValidator``, ``TrainValidationSplit``) fits and
+evaluates its candidates on a thread pool: while one runs, no fit, and no
+transform or evaluation, is noted anywhere in the process; its own fit outputs
+the best model, with the evaluator's metric. Each
 wrapper runs PySpark's method untouched with the caller's arguments and returns
 its result or raises its exception unchanged; what the agent does with the
 call (:class:`~headwater.agent.ml_models.ModelLineage`) never raises into it.
@@ -37,6 +41,10 @@ logger = logging.getLogger(__name__)
 
 _install_lock = threading.Lock()
 _depth = threading.local()
+#: Tuning fits (CrossValidator, TrainValidationSplit) under way in the process: their
+#: candidates are fitted and evaluated on pool threads, whose own depth is 0.
+_tuning = {"fits": 0}
+_tuning_lock = threading.Lock()
 
 #: ``spark_context -> ModelLineage | None``: the lineage of the agent watching it.
 Finder = Callable[[Any], Any]
@@ -51,6 +59,27 @@ def _outermost(kind: str) -> Iterator[bool]:
         yield depth == 0
     finally:
         setattr(_depth, kind, depth)
+
+
+def _inside(kind: str) -> bool:
+    """Whether a ``kind`` call is under way on this thread, or, for a fit, a tuning
+    search anywhere in the process (its candidates run on a pool's threads)."""
+    return getattr(_depth, kind, 0) > 0 or (kind == "fit" and _tuning["fits"] > 0)
+
+
+@contextmanager
+def _tuning_search(estimator: Any) -> Iterator[None]:
+    """Counts ``estimator``'s fit as a tuning search for its duration, if it is one."""
+    tuning = hasattr(estimator, "getEstimatorParamMaps")
+    if tuning:
+        with _tuning_lock:
+            _tuning["fits"] += 1
+    try:
+        yield
+    finally:
+        if tuning:
+            with _tuning_lock:
+                _tuning["fits"] -= 1
 
 
 def _context_of(frame: Any) -> Any:
@@ -81,10 +110,15 @@ def _wrap_fit(original: Callable[..., Any], find: Finder) -> Callable[..., Any]:
     @functools.wraps(original)
     def fit(self: Any, dataset: Any, params: Any = None) -> Any:
         with _outermost("fit") as outermost:
+            outermost = outermost and _tuning["fits"] == 0
             lineage = _lineage(find, dataset) if outermost and not isinstance(params, (list, tuple)) else None
             token = _quietly("noting a fit", lambda: lineage.fit_begins(self, dataset)) if lineage else None
             try:
-                model = original(self, dataset, params)
+                if outermost:
+                    with _tuning_search(self):
+                        model = original(self, dataset, params)
+                else:
+                    model = original(self, dataset, params)
             except BaseException as exc:
                 if token is not None:
                     _quietly("noting a failed fit", functools.partial(lineage.fit_ends, token, None, exc))
@@ -102,7 +136,9 @@ def _wrap_transform(original: Callable[..., Any], find: Finder) -> Callable[...,
     def transform(self: Any, dataset: Any, params: Any = None) -> Any:
         with _outermost("transform") as outermost:
             result = original(self, dataset, params)
-            if outermost:
+            # Inside a fit (a pipeline's stages, a tuning search's candidates) a
+            # transform is the estimator's own work, not scoring.
+            if outermost and not _inside("fit"):
                 lineage = _lineage(find, dataset)
                 if lineage is not None:
                     _quietly("noting a transform", lambda: lineage.transformed(self, dataset, result))
@@ -181,7 +217,8 @@ def _wrap_evaluate(original: Callable[..., Any], find: Finder) -> Callable[..., 
     def evaluate(self: Any, dataset: Any, params: Any = None) -> Any:
         with _outermost("evaluate") as outermost:
             value = original(self, dataset, params)
-            if outermost:
+            # A tuning search's evaluations inside its fit are recorded as its metric.
+            if outermost and not _inside("fit"):
                 lineage = _lineage(find, dataset)
                 if lineage is not None:
                     _quietly("noting an evaluation", lambda: lineage.evaluated(self, dataset, value))

@@ -41,7 +41,7 @@ from headwater.agent.actions import column_sources, plan_datasets
 from headwater.agent.capture import RelationCache, capture_plan
 from headwater.agent.columns import column_lineage
 from headwater.agent.facets import DATASET_TYPE_SCHEMA
-from headwater.agent.ml_description import describe, model_columns
+from headwater.agent.ml_description import describe, model_columns, scoring_model, tuning_metric
 from headwater.agent.plan import parse_plan
 from headwater.agent.run_model import RunModel, iso_time, uuid7
 from headwater.agent.sources import VisitContext
@@ -130,7 +130,9 @@ class ModelLineage:
             text = str(error) or repr(error)
             step.error = (text.split("\n\tat ", 1)[0].strip(), text)
         else:
-            step.uid, step.description = str(fitted.uid), describe(fitted)
+            # A tuning fit (CrossValidator, TrainValidationSplit) outputs its best model.
+            step.uid, step.description = str(scoring_model(fitted).uid), describe(fitted)
+            step.metric = tuning_metric(fitted)
         self._submit(step)
 
     def transformed(self, transformer: Any, dataset: Any, result: Any) -> None:
@@ -142,7 +144,7 @@ class ModelLineage:
         added = [c for c in result.columns if c not in before]
         self._submit(
             ModelStep(
-                "transform", time.time(), uid=str(transformer.uid),
+                "transform", time.time(), uid=str(scoring_model(transformer).uid),
                 description=describe(transformer), frame=result._jdf, added=added,
             )
         )
@@ -152,7 +154,7 @@ class ModelLineage:
 
         step = ModelStep("saving", time.time(), path=str(path))
         if isinstance(instance, Model):
-            step.uid, step.description = str(instance.uid), describe(instance)
+            step.uid, step.description = str(scoring_model(instance).uid), describe(instance)
         self._submit(step)
         return step
 
@@ -165,7 +167,8 @@ class ModelLineage:
         from pyspark.ml.base import Model
 
         if isinstance(instance, Model):
-            self._submit(ModelStep("load", time.time(), uid=str(instance.uid), path=str(path),
+            uid = str(scoring_model(instance).uid)
+            self._submit(ModelStep("load", time.time(), uid=uid, path=str(path),
                                    description=describe(instance)))
 
     def evaluated(self, evaluator: Any, dataset: Any, value: Any) -> None:
@@ -220,6 +223,8 @@ class ModelLineage:
             self._emit(self._event("FAIL", run_id, job, step.when, inputs, [], step.error))
             return
         record = self._record(step.uid, step.description)
+        if step.metric is not None:
+            record.metrics[step.metric[0]] = step.metric[1]
         used = [c for c in model_columns(step.description) if c in columns] or []
         record.fields = [(c, columns[c]) for c in used]
         record.field_lineage = {
@@ -292,6 +297,11 @@ class ModelLineage:
         if record is None:
             record = self._models[uid] = _Model(uid, description)
         elif description:
+            # How a tuning search chose the model is known only from the search's
+            # model: a later save or use of the best model itself keeps it.
+            tuning = record.description.get("tuning")
+            if tuning is not None and "tuning" not in description:
+                description = {**description, "tuning": tuning}
             record.description = description
         return record
 
