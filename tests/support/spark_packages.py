@@ -22,6 +22,7 @@ __all__ = [
     "POSTGRES_JDBC",
     "SPARK_LINE",
     "lakehouse_conf",
+    "missing_connectors",
     "needs_connectors",
 ]
 
@@ -41,12 +42,17 @@ POSTGRES_JDBC = "org.postgresql:postgresql:42.7.8"
 CONNECTORS = tuple(p for p in (ICEBERG, DELTA, KAFKA, POSTGRES_JDBC) if p)
 
 
+def missing_connectors(*kinds: str) -> list[str]:
+    """Those of ``kinds`` (iceberg, delta, kafka) this line has no build of."""
+    return [kind for kind in kinds if not _LINE.get(kind)]
+
+
 def needs_connectors(*kinds: str) -> pytest.MarkDecorator:
     """Mark a test that needs the ``kinds`` connectors (iceberg, delta, kafka): on a
     line without a build of one of them on Maven Central (PySpark 4.3) it is skipped
     with a reason naming the missing builds; on every other line, every line CI
     runs among them, it runs."""
-    missing = [kind for kind in kinds if not _LINE.get(kind)]
+    missing = missing_connectors(*kinds)
     return pytest.mark.skipif(
         bool(missing),
         reason=f"no {' or '.join(missing)} connector build for Spark {SPARK_LINE} on Maven Central",

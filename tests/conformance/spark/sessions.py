@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tests.support.spark_packages import DELTA, ICEBERG, KAFKA, POSTGRES_JDBC
 
-__all__ = ["PROFILES"]
+__all__ = ["PROFILES", "PROFILE_CONNECTORS"]
 
 PROFILES: dict[str, dict[str, str]] = {
     # Spark's own session catalog on the embedded Hive metastore.
@@ -30,4 +30,13 @@ PROFILES: dict[str, dict[str, str]] = {
         "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
     },
     "kafka": {"spark.jars.packages": KAFKA},
+}
+
+#: The connectors each profile's JVM loads: on a line without a build of one of
+#: them (PySpark 4.3) the profile's scenarios cannot run, and say so.
+PROFILE_CONNECTORS: dict[str, tuple[str, ...]] = {
+    "hive": (),
+    "iceberg": ("iceberg",),
+    "delta": ("delta",),
+    "kafka": ("kafka",),
 }
