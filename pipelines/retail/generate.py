@@ -8,6 +8,8 @@ Writes the landing zone the bronze job reads, under ``<data-dir>/raw``:
 * ``order_lines.csv`` order lines (product, quantity, unit price)
 * ``payments.csv``   payments against orders
 * ``clickstream/part-0000.jsonl`` web events as JSON lines
+* ``pos_orders.jsonl`` order events of the shops' point of sale, one JSON object a
+  line (``headwater demo --with-connect`` copies them into the orders topic)
 
 The same ``--scale`` always produces byte-identical files (a seeded
 ``random.Random``, fixed dates). ``--drift`` produces the "upstream changed its
@@ -53,6 +55,10 @@ _METHODS = ["card", "card", "paypal", "bank_transfer"]
 
 def _customer_key(customer_id: int, drift: bool) -> int | str:
     return f"C{customer_id:06d}" if drift else customer_id
+
+
+#: Order events in the point-of-sale feed.
+_POS_ORDERS = 25
 
 
 def generate(data_dir: Path, scale: str = "small", drift: bool = False) -> dict[str, int]:
@@ -140,6 +146,23 @@ def generate(data_dir: Path, scale: str = "small", drift: bool = False) -> dict[
             }
             out.write(json.dumps(event) + "\n")
     counts["clickstream"] = n_clicks
+
+    # Drawn after every other file, so those stay as they were without this feed.
+    with (raw / "pos_orders.jsonl").open("w", encoding="utf-8") as out:
+        for n in range(1, _POS_ORDERS + 1):
+            day = _START + timedelta(days=_DAYS - 1 - rng.randrange(7))
+            ts = datetime(day.year, day.month, day.day, rng.randrange(8, 20), rng.randrange(60))
+            event = {
+                "order_id": n_orders + n,
+                "customer_id": _customer_key(rng.randint(1, n_customers), drift),
+                "order_ts": ts.isoformat(),
+                "status": "completed",
+                "total": round(rng.uniform(5, 120), 2),
+                "currency": "EUR",
+                "channel": "shop",
+            }
+            out.write(json.dumps(event) + "\n")
+    counts["pos_orders.jsonl"] = _POS_ORDERS
     return counts
 
 

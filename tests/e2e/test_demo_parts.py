@@ -17,6 +17,7 @@ from headwater.config import Settings
 from headwater.demo import PipelineFailed, run_pipeline
 from headwater.demo.command import demo
 from headwater.demo.locate import pipeline_dir
+from headwater.demo.orchestrate import _realtime
 from headwater.demo.server import EmbeddedServer, free_port
 from headwater.demo.steps import PIPELINE_JOB, PIPELINE_NAMESPACE, STEPS, Step
 from headwater.server.app import create_app, open_store
@@ -103,7 +104,8 @@ def test_command_documents_every_option() -> None:
     result = CliRunner().invoke(demo, ["--help"])
     assert result.exit_code == 0, result.output
     docs = DOCS.read_text()
-    for option in ("--data-dir", "--scale", "--drift", "--serve", "--no-serve", "--host", "--port"):
+    for option in ("--data-dir", "--scale", "--drift", "--serve", "--no-serve", "--host", "--port",
+                   "--streaming", "--no-streaming", "--with-connect"):
         assert option in result.output
         assert f"`{option}" in docs, f"{option} is not documented in docs/demo.md"
 
@@ -113,3 +115,43 @@ def test_command_rejects_an_unknown_scale_naming_the_option(tmp_path: Path) -> N
     assert result.exit_code == 2
     assert "--scale" in result.output
     assert not (tmp_path / "headwater.db").exists()
+
+
+def test_with_connect_needs_the_real_time_half(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        demo, ["--with-connect", "--no-streaming", "--data-dir", str(tmp_path)]
+    )
+    assert result.exit_code == 2
+    assert "--with-connect" in result.output and "--no-streaming" in result.output
+    assert not (tmp_path / "headwater.db").exists()
+
+
+def test_without_java_the_real_time_half_is_skipped_saying_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No java or mvn on PATH: the broker cannot start, and the demo says so.
+    monkeypatch.setenv("PATH", str(tmp_path))
+    out = io.StringIO()
+    realtime, reason = _realtime(Console(file=out, width=200), True, None, False)
+    assert realtime is None
+    assert reason == "Kafka is not available"
+    assert "real-time half skipped: the Kafka broker did not start: not on PATH: java, mvn" in (
+        out.getvalue()
+    )
+
+
+def test_skipped_real_time_steps_are_reported_as_skipped(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path, port=free_port("127.0.0.1"))
+    store = open_store(settings)
+    server = EmbeddedServer(settings, store)
+    server.start()
+    try:
+        steps = [s for s in STEPS if s.realtime]
+        result = run_pipeline(tmp_path, server.url, steps=steps, realtime=None,
+                              realtime_skipped="--no-streaming",
+                              console=Console(file=io.StringIO()))
+        assert [(s.status, s.reason) for s in result.steps] == [("skipped", "--no-streaming")] * 4
+        assert not (tmp_path / "logs" / "stream_orders.log").exists()
+    finally:
+        server.stop()
+        store.close()

@@ -1,10 +1,12 @@
 """The demo end to end: the retail pipeline runs instrumented, and its whole lineage is there.
 
 One module-scoped demo directory, two pipeline runs at the smallest scale:
-the normal run, then the ``--drift`` run (the second run of the same pipeline,
-so it also proves that rerunning adds runs and versions without duplicating
-datasets or jobs). Everything is read back through the HTTP API of an app on
-the demo's own store.
+the normal run with the real-time half on the session's Kafka broker (and its
+orders topic also fed by a Kafka Connect FileStreamSource, ``--with-connect``),
+then the ``--drift`` run without it (the second run of the same pipeline, so it
+also proves that rerunning adds runs and versions without duplicating datasets
+or jobs). Everything is read back through the HTTP API of an app on the demo's
+own store.
 """
 
 from __future__ import annotations
@@ -23,10 +25,13 @@ from rich.console import Console
 
 from headwater.config import Settings
 from headwater.demo import DemoResult, run_demo
+from headwater.demo.realtime import CONNECTOR_NAME
+from headwater.demo.steps import STEPS
 from headwater.server.app import create_app
 
-# Two pipeline runs of nine Spark applications each: allow for a busy machine.
-pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.timeout(3000)]
+# Two pipeline runs of nine Spark applications each, four more streaming ones in
+# the first: allow for a busy machine.
+pytestmark = [pytest.mark.spark, pytest.mark.kafka, pytest.mark.slow, pytest.mark.timeout(3600)]
 
 HAVE_ML = importlib.util.find_spec("numpy") is not None
 
@@ -58,6 +63,23 @@ EXPECTED_ML_IO: dict[str, set[str]] = {
     "models/repeat_buyer_holdout": {"lake/features/customer_features", "models/repeat_buyer"},
     "lake/gold/repeat_buyer_scores": {"lake/features/customer_features", "models/repeat_buyer"},
 }
+# The real-time half (topics as ``kafka:<topic>``): the orders topic is written by
+# the producer job and by the Connect source copying the point-of-sale feed.
+EXPECTED_REALTIME_IO: dict[str, set[str]] = {
+    "kafka:retail.orders": {"lake/silver/orders", "raw/pos_orders.jsonl"},
+    "lake/silver/orders_live": {"kafka:retail.orders"},
+    "lake/gold/live_revenue": {"lake/silver/orders_live"},
+    "lake/features/live_customer_features": {"lake/features/customer_features",
+                                             "lake/silver/orders_live"},
+}
+EXPECTED_REALTIME_ML_IO: dict[str, set[str]] = {
+    "kafka:retail.order_scores": {"kafka:retail.orders", "lake/features/live_customer_features",
+                                  "models/repeat_buyer"},
+}
+REALTIME_SCRIPTS = {s.script for s in STEPS if s.realtime}
+# The Spark application names of the real-time jobs (the prefix of their jobs' names).
+REALTIME_APPS = ("retail_orders_producer", "retail_stream_orders", "retail_live_features",
+                 "retail_score_stream")
 
 
 @dataclass
@@ -82,11 +104,14 @@ def _quiet() -> Console:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRuns:
+def demo(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> DemoRuns:
     data_dir = tmp_path_factory.mktemp("demo").resolve()
-    first = run_demo(data_dir, scale="tiny", serve=False, port=0, console=_quiet())
+    first = run_demo(data_dir, scale="tiny", serve=False, port=0, console=_quiet(),
+                     kafka_bootstrap=kafka_bootstrap, with_connect=True)
     after_first = _snapshot(data_dir, first)
-    drift = run_demo(data_dir, scale="tiny", drift=True, serve=False, port=0, console=_quiet())
+    # The drift run leaves the real-time half out: its streams were shown by the first.
+    drift = run_demo(data_dir, scale="tiny", drift=True, serve=False, port=0, console=_quiet(),
+                     streaming=False)
     return DemoRuns(data_dir, first, after_first, drift, _snapshot(data_dir, drift))
 
 
@@ -108,6 +133,8 @@ def _jobs(client: TestClient) -> list[dict[str, Any]]:
 
 
 def _relative(data_dir: Path, dataset: dict[str, str]) -> str:
+    if dataset["namespace"].startswith("kafka://"):
+        return f"kafka:{dataset['name']}"
     assert dataset["namespace"] == "file", dataset
     return str(Path(dataset["name"]).relative_to(data_dir))
 
@@ -135,7 +162,13 @@ def test_every_step_ran(demo: DemoRuns) -> None:
         expected_ml = "ok" if HAVE_ML else "skipped"
         assert statuses.pop("train.py") == expected_ml
         assert statuses.pop("score.py") == expected_ml
+        expected_stream_scoring = expected_ml if result is demo.first else "skipped"
+        assert statuses.pop("score_stream.py") == expected_stream_scoring
+        realtime = {script: statuses.pop(script) for script in REALTIME_SCRIPTS & set(statuses)}
+        assert set(realtime.values()) == {"ok" if result is demo.first else "skipped"}, realtime
         assert set(statuses.values()) == {"ok"}, statuses
+    skipped = [s for s in demo.drift.pipelines[0].steps if s.step.realtime]
+    assert {s.reason for s in skipped} == {"--no-streaming"}
     # The first demo had no earlier run, the drift demo reuses it: one pipeline run each.
     assert [p.drift for p in demo.first.pipelines] == [False]
     assert [p.drift for p in demo.drift.pipelines] == [True]
@@ -146,9 +179,10 @@ def test_every_step_ran(demo: DemoRuns) -> None:
 
 def test_every_job_reads_and_writes_the_expected_datasets(demo: DemoRuns) -> None:
     found = _io_by_output(demo.data_dir, demo.after_first.jobs)
-    expected = dict(EXPECTED_IO)
+    expected = dict(EXPECTED_IO) | EXPECTED_REALTIME_IO
     if HAVE_ML:
         expected.update(EXPECTED_ML_IO)
+        expected.update(EXPECTED_REALTIME_ML_IO)
     # The saved model's metadata and data folders are its internals, no datasets.
     assert found == expected
 
@@ -167,7 +201,10 @@ def test_every_run_hangs_under_the_pipeline_run(
     # drops the tables the first created: a DROP the first run's IF EXISTS did not make).
     known = demo.after_first if which == "first" else demo.after_drift
     for job in known.jobs:
-        if job["name"] == "retail_pipeline":
+        # The Connect source's runs are the connector's incarnations, under no pipeline.
+        if job["name"] in ("retail_pipeline", CONNECTOR_NAME):
+            continue
+        if which == "drift" and job["name"].startswith(REALTIME_APPS):
             continue
         runs = [r for r in _job_runs(api, job["name"]) if _root_run(r) == pipeline_run]
         assert runs, f"{job['name']} has no run under the pipeline run {pipeline_run}"
@@ -327,3 +364,83 @@ def test_a_scoring_run_leads_to_the_model_version_its_training_run_and_data(
     (read_features,) = [i for i in trained["inputs"] if i["name"] == features]
     made = api.get(f"/api/v1/jobs/runs/{read_features['producedByRunId']}").json()
     assert _root_run(made) == pipeline_run
+
+
+# --- the real-time half --------------------------------------------------------------------
+
+
+def _upstream(api: TestClient, node: str) -> dict[str, set[str]]:
+    """v1 lineage upstream of ``node``: each node id -> the node ids feeding it."""
+    response = api.get("/api/v1/lineage", params={"nodeId": node, "depth": 30})
+    assert response.status_code == 200, response.text
+    feeds: dict[str, set[str]] = {}
+    for item in response.json()["graph"]:
+        for edge in item["inEdges"]:
+            feeds.setdefault(edge["destination"], set()).add(edge["origin"])
+    return feeds
+
+
+def _path_exists(feeds: dict[str, set[str]], origin: str, *through: str) -> bool:
+    """True if ``origin`` reaches each of ``through`` in turn along the edges."""
+    reached = {origin}
+    for stop in through:
+        if not any(node in feeds.get(stop, set()) for node in reached):
+            return False
+        reached = {stop}
+    return True
+
+
+def test_the_real_time_half_is_one_connected_graph(
+    demo: DemoRuns, api: TestClient, kafka_bootstrap: str
+) -> None:
+    # file -> connector -> topic -> stream -> table -> live features -> streaming
+    # scoring -> scores topic, and the producer and the model feeding in, read from
+    # the scores topic upstream.
+    assert HAVE_ML
+    d = demo.data_dir
+    kafka = f"kafka://{kafka_bootstrap}"
+    scores = f"dataset:{kafka}:retail.order_scores"
+    feeds = _upstream(api, scores)
+    orders = f"dataset:{kafka}:retail.orders"
+    live = f"dataset:file:{d / 'lake/silver/orders_live'}"
+    live_features = f"dataset:file:{d / 'lake/features/live_customer_features'}"
+    jobs = {j["name"] for j in demo.after_first.jobs}
+
+    def job(prefix: str) -> str:
+        (name,) = [n for n in jobs if n.startswith(prefix)]
+        return f"job:retail:{name}"
+
+    scoring = job("retail_score_stream.streaming_query")
+    assert _path_exists(feeds, f"dataset:file:{d / 'raw/pos_orders.jsonl'}",
+                        f"job:retail:{CONNECTOR_NAME}", orders,
+                        job("retail_stream_orders.streaming_query"), live,
+                        job("retail_live_features.adaptive_spark_plan.features_live"),
+                        live_features, scoring, scores)
+    assert _path_exists(feeds, f"dataset:file:{d / 'lake/silver/orders'}",
+                        job("retail_orders_producer."), orders, scoring)
+    model = f"dataset:file:{d / 'models/repeat_buyer'}"
+    assert _path_exists(feeds, f"dataset:file:{d / 'lake/features/customer_features'}",
+                        job("retail_train.fit_pipeline"), model, scoring)
+
+
+def test_the_topics_carry_their_schemas_and_the_streams_their_runs(
+    demo: DemoRuns, api: TestClient, kafka_bootstrap: str
+) -> None:
+    namespace = quote(f"kafka://{kafka_bootstrap}", safe="")
+    versions = api.get(f"/api/v1/namespaces/{namespace}/datasets/retail.orders/versions")
+    assert versions.status_code == 200, versions.text
+    # One version by the producer job's write, one by the connector's (no schema).
+    (written,) = [v for v in versions.json()["versions"] if "schema" in v["facets"]]
+    schema = {f["name"]: f for f in written["facets"]["schema"]["fields"]}
+    # The producer's to_json(struct(...)): the topic's value has the struct's fields.
+    value = {f["name"]: f["type"] for f in schema["value"]["fields"]}
+    assert value["total"] == "double" and value["customer_id"] == "integer", value
+    # Each streaming query ran once (availableNow) and completed like a batch run.
+    for name in ("retail_stream_orders", "retail_score_stream"):
+        (query,) = [j["name"] for j in demo.after_first.jobs
+                    if j["name"].startswith(f"{name}.streaming_query")]
+        states = [r["state"] for r in _job_runs(api, query)]
+        assert states == ["COMPLETED"], (query, states)
+    # The connector's run ended when the demo removed it.
+    connector = _job_runs(api, CONNECTOR_NAME)
+    assert [r["state"] for r in connector] == ["COMPLETED"]

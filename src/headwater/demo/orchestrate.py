@@ -17,6 +17,7 @@ from urllib.parse import quote
 from rich.console import Console
 
 from headwater.config import Settings
+from headwater.demo.realtime import ORDERS_TOPIC, SCORES_TOPIC, RealtimeHalf, RealtimeUnavailable
 from headwater.demo.runner import PipelineResult, run_pipeline
 from headwater.demo.server import EmbeddedServer, free_port
 from headwater.demo.steps import PIPELINE_JOB, PIPELINE_NAMESPACE
@@ -41,6 +42,7 @@ class DemoResult:
     url: str
     pipelines: list[PipelineResult] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    realtime: bool = False  # the real-time half ran on a Kafka broker
 
 
 def run_demo(
@@ -51,6 +53,9 @@ def run_demo(
     host: str = "127.0.0.1",
     port: int = 5000,
     console: Console | None = None,
+    streaming: bool = True,
+    kafka_bootstrap: str | None = None,
+    with_connect: bool = False,
 ) -> DemoResult:
     """Run the retail pipeline instrumented against an embedded server and summarise it.
 
@@ -58,6 +63,11 @@ def run_demo(
     store holds no earlier pipeline run, a normal run goes first so there is a
     before and an after to compare. ``port=0``, or a taken port, picks a free
     one. With ``serve=True`` the server keeps running until interrupted.
+
+    ``streaming`` adds the real-time half on a Kafka broker started here (or
+    on ``kafka_bootstrap``); when it cannot start, the demo says why and runs
+    the batch steps. ``with_connect`` feeds the orders topic from a Kafka
+    Connect FileStreamSource too.
     """
     from headwater.server.app import open_store
 
@@ -76,15 +86,25 @@ def run_demo(
         server = EmbeddedServer(settings, store)
         server.start()
         result = DemoResult(data_dir=data_dir, url=server.url)
+        realtime, skipped = _realtime(console, streaming, kafka_bootstrap, with_connect,
+                                      data_dir / "kafka-port")
+        result.realtime = realtime is not None
         try:
             runs = [drift] if not drift or _has_pipeline_run(server.url) else [False, True]
-            for drifted in runs:
-                what = " on the drifted raw source" if drifted else ""
-                console.print(f"\nrunning the retail pipeline{what} (scale {scale})")
-                pipeline = run_pipeline(data_dir, server.url, scale=scale, drift=drifted,
-                                        console=console)
-                result.pipelines.append(pipeline)
-                _print_run(console, pipeline)
+            try:
+                for drifted in runs:
+                    what = " on the drifted raw source" if drifted else ""
+                    console.print(f"\nrunning the retail pipeline{what} (scale {scale})")
+                    pipeline = run_pipeline(data_dir, server.url, scale=scale, drift=drifted,
+                                            console=console, realtime=realtime,
+                                            realtime_skipped=skipped)
+                    result.pipelines.append(pipeline)
+                    _print_run(console, pipeline)
+            finally:
+                # The streams ran with the availableNow trigger and have stopped; the
+                # broker (and a Connect worker) go before serving.
+                if realtime is not None:
+                    realtime.finish()
             result.counts = store.counts()
             _print_summary(console, result)
             if serve:
@@ -97,6 +117,22 @@ def run_demo(
     finally:
         store.close()
     return result
+
+
+def _realtime(
+    console: Console, streaming: bool, bootstrap: str | None, with_connect: bool,
+    port_file: Path | None = None,
+) -> tuple[RealtimeHalf | None, str]:
+    """The real-time half, or None and why it is skipped."""
+    if not streaming:
+        return None, "--no-streaming"
+    try:
+        realtime = RealtimeHalf(bootstrap, with_connect=with_connect, port_file=port_file)
+    except RealtimeUnavailable as exc:
+        console.print(f"real-time half skipped: {exc}")
+        return None, "Kafka is not available"
+    console.print(f"Kafka broker at {realtime.bootstrap} (topics {ORDERS_TOPIC}, {SCORES_TOPIC})")
+    return realtime, ""
 
 
 def _port_free(host: str, port: int) -> bool:
@@ -136,3 +172,5 @@ def _print_summary(console: Console, result: DemoResult) -> None:
     console.print(f"  jobs:           {url}/api/v1/namespaces/{PIPELINE_NAMESPACE}/jobs")
     console.print(f"  pipeline runs:  {url}/api/v1/namespaces/{PIPELINE_NAMESPACE}/jobs/{PIPELINE_JOB}/runs")
     console.print(f"  revenue_daily upstream: {url}/api/v2/lineage?nodeId={node}&direction=upstream")
+    if result.realtime:
+        console.print(f"  the scores topic:       {url}/api/v1/search?q={quote(SCORES_TOPIC)}")

@@ -30,6 +30,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from headwater import __version__
 from headwater.agent.instrument import instrumented_env
 from headwater.demo.locate import pipeline_dir
+from headwater.demo.realtime import RealtimeHalf
 from headwater.demo.steps import PIPELINE_JOB, PIPELINE_NAMESPACE, STEPS, Step
 from headwater.errors import HeadwaterError
 
@@ -79,11 +80,15 @@ def run_pipeline(
     console: Console | None = None,
     steps: Sequence[Step] = STEPS,
     base_env: Mapping[str, str] | None = None,
+    realtime: RealtimeHalf | None = None,
+    realtime_skipped: str = "the real-time half is off",
 ) -> PipelineResult:
     """Run every step in order; raise PipelineFailed at the first failing step.
 
     ``data_dir`` holds the lake (raw, bronze, silver, gold, ...), the catalog
     and one log file per step under ``logs/``. Events go to ``lineage_url``.
+    The real-time steps run against ``realtime``; without it they are skipped,
+    ``realtime_skipped`` saying why.
     """
     console = console or Console()
     data_dir = data_dir.resolve()
@@ -93,6 +98,9 @@ def run_pipeline(
     result = PipelineResult(run_id=str(uuid.uuid4()), drift=drift)
     env = _job_env(base_env if base_env is not None else os.environ, data_dir, lineage_url,
                    result.parent_id)
+    if realtime is not None:
+        env.update(realtime.env())
+    prepared = False
     started = time.monotonic()
     with httpx.Client(base_url=lineage_url, timeout=10.0) as client:
         _report(client, "START", result.run_id, drift)
@@ -100,6 +108,12 @@ def run_pipeline(
             with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                           console=console) as progress:
                 for step in steps:
+                    if step.realtime and realtime is None:
+                        result.steps.append(_skip(step, realtime_skipped, progress))
+                        continue
+                    if step.realtime and not prepared and realtime is not None:
+                        realtime.prepare(data_dir, lineage_url)
+                        prepared = True
                     result.steps.append(
                         _run_step(step, scripts, data_dir, logs, env, scale, drift, progress)
                     )
@@ -111,9 +125,18 @@ def run_pipeline(
             result.seconds = time.monotonic() - started
             _report(client, "FAIL", result.run_id, drift)
             raise
+        finally:
+            if prepared and realtime is not None:
+                realtime.end_run()
         result.seconds = time.monotonic() - started
         _report(client, "COMPLETE", result.run_id, drift)
     return result
+
+
+def _skip(step: Step, reason: str, progress: Progress) -> StepResult:
+    task = progress.add_task(f"{step.name}: skipped, {reason}", total=1)
+    progress.update(task, completed=1)
+    return StepResult(step, "skipped", 0.0, reason=reason)
 
 
 def _run_step(

@@ -22,6 +22,7 @@ class Step:
     script: str
     spark: bool = True  # False: plain Python, no SparkSession, no lineage of its own
     needs: tuple[str, ...] = ()  # importable modules the step requires
+    realtime: bool = False  # part of the real-time half: runs against the demo's Kafka broker
 
 
 STEPS: tuple[Step, ...] = (
@@ -34,4 +35,10 @@ STEPS: tuple[Step, ...] = (
     Step("features", "features.py"),
     Step("train model", "train.py", needs=ML_MODULES),
     Step("batch scoring", "score.py", needs=ML_MODULES),
+    # The real-time half: order events into Kafka, a stream into a Delta table,
+    # batch gold and features on it, and streaming scoring into a scores topic.
+    Step("order events -> Kafka", "orders_producer.py", realtime=True),
+    Step("stream orders -> Delta", "stream_orders.py", realtime=True),
+    Step("live gold and features", "live_features.py", realtime=True),
+    Step("streaming scoring -> Kafka", "score_stream.py", needs=ML_MODULES, realtime=True),
 )

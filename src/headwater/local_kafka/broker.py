@@ -168,15 +168,21 @@ def _java(broker: KafkaBroker, classpath: list[str], *args: str) -> list[str]:
     ]
 
 
-def start_broker(version: str = KAFKA_VERSION, timeout: float = 90) -> KafkaBroker:
-    """Format storage, start ``kafka.Kafka`` and wait until an AdminClient lists topics."""
+def start_broker(
+    version: str = KAFKA_VERSION, timeout: float = 90, port: int | None = None
+) -> KafkaBroker:
+    """Format storage, start ``kafka.Kafka`` and wait until an AdminClient lists topics.
+
+    ``port`` is the client listener's port (a free one when None); a caller that
+    names its topics' datasets across runs keeps it, as Kafka namespaces carry it.
+    """
     if missing_tools():
         raise LocalKafkaError(f"not on PATH: {', '.join(missing_tools())}")
     classpath = resolve_classpath(
         f"kafka-{version}", (("org.apache.kafka", "kafka_2.13", version), *LOGGING_DEPENDENCIES)
     )
     broker = KafkaBroker(
-        Path(tempfile.mkdtemp(prefix="headwater-kafka-")), free_port(), free_port()
+        Path(tempfile.mkdtemp(prefix="headwater-kafka-")), port or free_port(), free_port()
     )
     try:
         config = _write_config(broker)
