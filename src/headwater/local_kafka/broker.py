@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import os
-import shutil
 import socket
 import subprocess
 import tempfile
@@ -29,8 +28,10 @@ from headwater.local_kafka.maven import (
     LocalKafkaError,
     die_with_parent,
     free_port,
+    log_tail,
     missing_tools,
     resolve_classpath,
+    stop_jvm,
     tail,
 )
 
@@ -118,21 +119,11 @@ class KafkaBroker:
         return self.root / "broker.log"
 
     def log_tail(self, lines: int = 40) -> str:
-        try:
-            return tail(self.log_file.read_text(errors="replace"), lines)
-        except OSError:
-            return "(no broker log)"
+        return log_tail(self.log_file, lines, "(no broker log)")
 
     def stop(self, timeout: float = 15) -> None:
         """Terminate the JVM (kill it if it lingers) and remove its files."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        shutil.rmtree(self.root, ignore_errors=True)
+        stop_jvm(self.process, self.root, timeout)
 
     def __enter__(self) -> KafkaBroker:
         return self

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import shutil
 import subprocess
 import tempfile
 import time
@@ -30,9 +29,10 @@ from headwater.local_kafka.maven import (
     LocalKafkaError,
     die_with_parent,
     free_port,
+    log_tail,
     missing_tools,
     resolve_classpath,
-    tail,
+    stop_jvm,
 )
 
 __all__ = ["ConnectWorker", "running_worker", "start_worker"]
@@ -90,21 +90,11 @@ class ConnectWorker:
         return self.root / "worker.log"
 
     def log_tail(self, lines: int = 40) -> str:
-        try:
-            return tail(self.log_file.read_text(errors="replace"), lines)
-        except OSError:
-            return "(no worker log)"
+        return log_tail(self.log_file, lines, "(no worker log)")
 
     def stop(self, timeout: float = 15) -> None:
         """Terminate the JVM (kill it if it lingers) and remove its files."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        shutil.rmtree(self.root, ignore_errors=True)
+        stop_jvm(self.process, self.root, timeout)
 
     def __enter__(self) -> ConnectWorker:
         return self

@@ -23,8 +23,10 @@ __all__ = [
     "LocalKafkaError",
     "die_with_parent",
     "free_port",
+    "log_tail",
     "missing_tools",
     "resolve_classpath",
+    "stop_jvm",
     "tail",
 ]
 
@@ -55,6 +57,26 @@ def missing_tools() -> list[str]:
 
 def tail(text: str, lines: int = 40) -> str:
     return "\n".join(text.splitlines()[-lines:])
+
+
+def log_tail(log_file: Path, lines: int, missing: str) -> str:
+    """The last ``lines`` of a process's log, or ``missing`` when it cannot be read."""
+    try:
+        return tail(log_file.read_text(errors="replace"), lines)
+    except OSError:
+        return missing
+
+
+def stop_jvm(process: subprocess.Popen[bytes] | None, root: Path, timeout: float) -> None:
+    """Terminate ``process`` (kill it if it lingers) and remove its directory ``root``."""
+    if process is not None and process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def free_port() -> int:
