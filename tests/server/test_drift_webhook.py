@@ -133,6 +133,17 @@ def _metric(client: TestClient, outcome: str) -> float:
     return float(value)
 
 
+def _metric_reaches(client: TestClient, outcome: str, value: float) -> bool:
+    """Whether the outcome's count reaches ``value`` within the wait: the receiver
+    records a request before it answers, and the worker counts the answer after."""
+    import time
+
+    deadline = time.monotonic() + WAIT
+    while _metric(client, outcome) < value and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return _metric(client, outcome) == value
+
+
 @pytest.fixture
 def store(db_url: str) -> Iterator[Store]:
     opened = Store.open(db_url, migrate=True)
@@ -149,7 +160,7 @@ def test_a_drift_is_posted_signed_with_its_impact_after_failures(
         _post(client, FIRST, REMOVED)
         receiver.wait_for(1)
         assert [status for status, _, _ in receiver.received] == [503, 503, 200]
-        assert _metric(client, "retried") == 2 and _metric(client, "delivered") == 1
+        assert _metric_reaches(client, "delivered", 1) and _metric(client, "retried") == 2
         drift = client.get("/api/v2/drift").json()["drifts"][0]
     _, headers, body = receiver.received[-1]
     sent = json.loads(body)
@@ -184,7 +195,7 @@ def test_ingest_does_not_wait_for_the_receiver(store: Store, receiver: Receiver)
         assert client.get("/api/v2/drift").json()["totalCount"] == 3
         receiver.hold.set()
         receiver.wait_for(3)
-        assert _metric(client, "delivered") == 3
+        assert _metric_reaches(client, "delivered", 3)
     changed = [json.loads(b)["drift"]["changes"][0]["path"] for _, _, b in receiver.received]
     assert sorted(changed) == ["amount", "day", "note"]
 
