@@ -44,7 +44,7 @@ from headwater.store import Store
 from headwater.store.reads import datasets as dataset_reads
 from headwater.store.reads import jobs as job_reads
 from headwater.store.reads.common import Page
-from headwater.store.reads.lineage import TableLineage
+from headwater.store.reads.table_lineage import TableLineage
 
 __all__ = ["measure_lists", "measure_v1"]
 

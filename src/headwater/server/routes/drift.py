@@ -50,11 +50,12 @@ from headwater.server.routes.reading import (
     read_router,
     time_query,
 )
+from headwater.store.reads.column_lineage import ColumnLineage
 from headwater.store.reads.common import Page, dataset_ids
 from headwater.store.reads.drift import DriftFilter, DriftKind, drifts, parse_drift_id
-from headwater.store.reads.lineage import ColumnLineage, TableLineage
 from headwater.store.reads.nodes import require_node
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope
+from headwater.store.reads.table_lineage import TableLineage
 from headwater.store.reads.visibility import HiddenNodes
 
 __all__ = ["DriftImpactQuery", "DriftList", "drift_answer", "one_drift", "router", "with_impact"]

@@ -11,7 +11,9 @@ walks, never a sibling), for any node type:
 - ``run`` or a versioned dataset ``dataset:ns:name#<version>``: run-level lineage,
   upstream of a run being the versions it read and the runs that wrote them.
 
-``maxNodes`` bounds the answer; ``truncated`` says whether it cut anything.
+``maxNodes`` bounds the answer; ``truncated`` says whether it cut anything and
+``truncatedNodes`` which nodes of the answer have a neighbour it left out (asking
+for one of them reaches the rest, a bounded answer at a time).
 """
 
 from __future__ import annotations
@@ -36,9 +38,11 @@ from headwater.server.routes.reading import (
     read_router,
     time_query,
 )
-from headwater.store.reads.lineage import ColumnLineage, RunLineage, TableLineage
+from headwater.store.reads.column_lineage import ColumnLineage
 from headwater.store.reads.nodes import node_summaries, pinned_version, require_node
+from headwater.store.reads.run_lineage import RunLineage
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope
+from headwater.store.reads.table_lineage import TableLineage
 from headwater.store.reads.visibility import HiddenNodes
 
 __all__ = ["directed_lineage", "router"]
@@ -108,6 +112,7 @@ def directed_lineage(
         "asOf": as_of,
         "maxNodes": max_nodes,
         "truncated": graph.truncated,
+        "truncatedNodes": sorted(graph.cut),
         "nodes": [
             {"id": n.id, "type": n.type.value, "data": data.get(n.id)}
             for n in sorted(graph.nodes, key=lambda n: n.id)

@@ -32,9 +32,10 @@ from headwater.server.routes.reading import (
     read_router,
     time_query,
 )
-from headwater.store.reads.lineage import ColumnLineage, TableLineage
+from headwater.store.reads.column_lineage import ColumnLineage
 from headwater.store.reads.nodes import pinned_version, require_node
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope
+from headwater.store.reads.table_lineage import TableLineage
 from headwater.store.reads.visibility import HiddenNodes
 
 __all__ = ["ImpactResponse", "impact_answer", "impact_filter", "router"]

@@ -35,8 +35,9 @@ from headwater.server.routes.runs import run_id_parameter, run_id_query
 from headwater.store.reads import datasets as dataset_reads
 from headwater.store.reads import jobs as job_reads
 from headwater.store.reads import runs as run_reads
-from headwater.store.reads.lineage import ColumnLineage, TableLineage
+from headwater.store.reads.column_lineage import ColumnLineage
 from headwater.store.reads.nodes import field_types, pinned_version, require_node
+from headwater.store.reads.table_lineage import TableLineage
 from headwater.store.reads.visibility import HiddenNodes
 
 __all__ = ["MAX_V1_NODES", "router"]

@@ -6,7 +6,10 @@ Modules, one concept each:
 - :mod:`~headwater.store.reads.datasets` — namespaces, sources, datasets, versions;
 - :mod:`~headwater.store.reads.jobs` — jobs and job versions;
 - :mod:`~headwater.store.reads.runs` — runs, run facets, which versions a run read;
-- :mod:`~headwater.store.reads.lineage` — neighbour sources for the graph walk;
+- :mod:`~headwater.store.reads.table_lineage`, :mod:`~headwater.store.reads.run_lineage`,
+  :mod:`~headwater.store.reads.column_lineage` — neighbour sources for the graph walk
+  (dataset/job, run/version and column edges);
+- :mod:`~headwater.store.reads.job_version_at` — a job's version at a time;
 - :mod:`~headwater.store.reads.search` — search and the raw event log.
 
 Every function takes an open :class:`sqlalchemy.Connection`; callers decide the
@@ -15,9 +18,11 @@ transaction (a read API request uses one connection for all its queries).
 
 from __future__ import annotations
 
+from headwater.store.reads.column_lineage import ColumnLineage
 from headwater.store.reads.common import Page
-from headwater.store.reads.lineage import ColumnLineage, RunLineage, TableLineage
+from headwater.store.reads.run_lineage import RunLineage
 from headwater.store.reads.runs import InputVersion, run_input_versions
+from headwater.store.reads.table_lineage import TableLineage
 
 __all__ = [
     "ColumnLineage",

@@ -27,7 +27,7 @@ from headwater.store.reads.common import (
     job_ids,
     named_in_namespace,
 )
-from headwater.store.reads.lineage import job_version_column
+from headwater.store.reads.job_version_at import job_version_column
 from headwater.store.reads.parents import ParentRef, job_parents, run_parents
 from headwater.store.reads.runs import MARQUEZ_RUN_STATES, duration_ms, run_rows
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope

@@ -34,9 +34,9 @@ from headwater.graph.model import Direction, Edge, NodeId, NodeType
 from headwater.store import tables as t
 from headwater.store.reads.common import Page, aware, dataset_ids, job_ids, naive, split_node_key
 from headwater.store.reads.drift import DriftFilter, drifts
-from headwater.store.reads.lineage import TableLineage
 from headwater.store.reads.quality import quality_facets
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope
+from headwater.store.reads.table_lineage import TableLineage
 from headwater.store.reads.visibility import HiddenNodes
 
 __all__ = ["PER_KIND", "WindowLineage", "upstream_findings"]
