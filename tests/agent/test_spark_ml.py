@@ -248,3 +248,56 @@ def test_a_tuning_search_outputs_its_best_model_with_the_evaluator_metric(
     # Scoring with the search's model reads the best model.
     (score,) = [e for e in events if e["eventType"] == "COMPLETE" and _named(e["outputs"]) == [("file", str(scored))]]
     assert sorted(_named(score["inputs"])) == sorted([("file", str(data)), ("file", str(model_path))])
+
+
+def test_a_saved_cross_validator_model_is_the_best_model_loaded_back_for_scoring(
+    spark: Any, lineage: Lineage, tmp_path: Path
+) -> None:
+    from pyspark.ml import tuning
+    from pyspark.ml.evaluation import BinaryClassificationEvaluator
+
+    data, model_path, scored = tmp_path / "customers", tmp_path / "searched", tmp_path / "scored"
+    _training_data(spark, data)
+    pipeline = _pipeline()
+    grid = tuning.ParamGridBuilder().addGrid(pipeline.getStages()[1].regParam, [0.0]).build()
+    search = tuning.CrossValidator(
+        estimator=pipeline, estimatorParamMaps=grid, numFolds=2, seed=3,
+        evaluator=BinaryClassificationEvaluator(labelCol="bought"),
+    )
+    before = len(lineage.events())
+    searched = search.fit(spark.read.parquet(str(data)))
+    searched.save(str(model_path))
+    saved = lineage.events()[before:]
+    loaded = tuning.CrossValidatorModel.load(str(model_path))
+    scores = loaded.transform(spark.read.parquet(str(data))).select("customer_id", "prediction")
+    scores.write.parquet(str(scored))
+    events = lineage.events()[before:]
+
+    # The search's training run outputs its best model under the path the search's
+    # model was saved to: a new version of that model dataset, written by the run.
+    (fit,) = _runs(saved, ".fit_cross_validator")
+    assert [e["eventType"] for e in fit] == ["START", "COMPLETE"]
+    (model,) = fit[-1]["outputs"]
+    assert (model["namespace"], model["name"]) == ("file", str(model_path))
+    assert model["facets"]["datasetType"]["datasetType"] == "MODEL"
+    assert model["facets"]["model"]["uid"] == searched.bestModel.uid
+    tuned = model["facets"]["model"]["tuning"]
+    assert tuned["algorithm"] == "pyspark.ml.tuning.CrossValidatorModel"
+    # Its metadata and best-model folders are its internals: no dataset, no run.
+    named = {(d["namespace"], d["name"]) for e in events for d in e["inputs"] + e["outputs"]}
+    assert not [
+        (ns, n) for ns, n in named if ns.startswith("spark-ml") or n.startswith(f"{model_path}/")
+    ], named
+    assert {e["job"]["name"].rsplit(".", 1)[-1] for e in saved} == {"fit_cross_validator"}
+
+    # Loaded back, the search's model scores as the model dataset at that path.
+    (score,) = [
+        e for e in events
+        if e["eventType"] == "COMPLETE" and _named(e["outputs"]) == [("file", str(scored))]
+    ]
+    assert sorted(_named(score["inputs"])) == [("file", str(data)), ("file", str(model_path))]
+    read_model = next(d for d in score["inputs"] if d["name"] == str(model_path))
+    assert read_model["facets"]["model"]["uid"] == loaded.bestModel.uid == searched.bestModel.uid
+    (output,) = score["outputs"]
+    assert ("file", str(model_path), "visits") in _input_fields(output, "prediction")
+    assert ("file", str(data), "spend") in _input_fields(output, "prediction")
