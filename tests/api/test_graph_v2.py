@@ -102,6 +102,14 @@ def test_max_nodes_truncates_and_says_so(retail: TestClient) -> None:
     assert len(body["nodes"]) == 3
     for upstream, downstream in _edges(body):
         assert {upstream, downstream} <= _nodes(body)
+    # The nodes whose neighbours were cut are named, and asking for one reaches past the cut.
+    assert body["truncatedNodes"]
+    assert set(body["truncatedNodes"]) <= _nodes(body)
+    further = _v2(retail, body["truncatedNodes"][0], direction="upstream", depth=1)
+    assert _nodes(further) - _nodes(body)
+    whole = _v2(retail, ds("gold.revenue"), direction="upstream")
+    assert whole["truncated"] is False
+    assert whole["truncatedNodes"] == []
 
 
 def test_column_lineage_crosses_jobs_with_transformations(retail: TestClient) -> None:

@@ -108,6 +108,22 @@ def test_max_nodes_equal_to_the_answer_is_not_truncated() -> None:
     graph = walk(EdgeIndex(TABLE_EDGES), ds("gold.revenue"), Direction.UPSTREAM, 10, max_nodes=6)
     assert not graph.truncated
     assert len(graph.nodes) == 6
+    assert graph.cut == frozenset()
+
+
+@pytest.mark.parametrize("max_nodes", [2, 3, 4, 5])
+def test_the_cut_names_exactly_the_nodes_with_a_neighbour_left_out(max_nodes: int) -> None:
+    whole = walk(EdgeIndex(TABLE_EDGES), ds("gold.revenue"), Direction.UPSTREAM, 10)
+    graph = walk(
+        EdgeIndex(TABLE_EDGES), ds("gold.revenue"), Direction.UPSTREAM, 10, max_nodes=max_nodes
+    )
+    kept = graph.node_ids()
+    left_out = {
+        e.downstream for e in whole.edges if e.downstream in kept and e.upstream not in kept
+    }
+    assert graph.truncated
+    assert graph.cut == left_out
+    assert graph.cut
 
 
 def test_cycles_terminate_and_keep_every_edge() -> None:

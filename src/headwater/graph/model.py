@@ -208,6 +208,9 @@ class Graph:
     nodes: tuple[Node, ...]
     edges: tuple[Edge, ...]
     truncated: bool = False
+    #: Nodes in the answer with a neighbour ``max_nodes`` left out (a walk from one of
+    #: them reaches what the cut hid).
+    cut: frozenset[str] = frozenset()
 
     def node_ids(self) -> set[str]:
         return {node.id for node in self.nodes}

@@ -11,8 +11,9 @@ expanded in both walks, and appears once.
 The walk asks its :class:`NeighbourSource` for the edges of a whole frontier at
 once, so a depth-``d`` walk costs at most ``d`` round trips per direction. It keeps
 a visited set per direction (cycles terminate) and stops admitting new nodes at
-``max_nodes``; the returned graph then says ``truncated=True`` and contains only
-edges between admitted nodes.
+``max_nodes``; the returned graph then says ``truncated=True``, names in ``cut``
+the admitted nodes with a neighbour left out, and contains only edges between
+admitted nodes.
 """
 
 from __future__ import annotations
@@ -76,8 +77,12 @@ class _Walker:
         admitted: dict[str, None],
         edges: dict[tuple[str, str, str | None], Edge],
         max_nodes: int,
+        cut: set[str],
     ) -> bool:
-        """Expand the frontier by one level; return True if ``max_nodes`` cut something."""
+        """Expand the frontier by one level; return True if ``max_nodes`` cut something.
+
+        A node whose neighbour is refused goes into ``cut``.
+        """
         found = source.edges_from(self.frontier, self.direction)
         truncated = False
         next_frontier: list[str] = []
@@ -92,6 +97,7 @@ class _Walker:
             if far not in admitted:
                 if len(admitted) >= max_nodes:
                     truncated = True
+                    cut.add(near)
                     continue
                 admitted[far] = None
             if far not in self.visited:
@@ -127,11 +133,14 @@ def walk(
     admitted: dict[str, None] = dict.fromkeys(root_ids)
     edges: dict[tuple[str, str, str | None], Edge] = {}
     truncated = False
+    cut: set[str] = set()
     for _level in range(depth):
         active = [w for w in walkers if w.frontier]
         if not active:
             break
         for walker in active:
-            truncated |= walker.step(source, admitted, edges, max_nodes)
+            truncated |= walker.step(source, admitted, edges, max_nodes, cut)
     nodes = tuple(Node.of(node_id) for node_id in admitted)
-    return Graph(root_ids, direction, depth, nodes, tuple(edges.values()), truncated)
+    return Graph(
+        root_ids, direction, depth, nodes, tuple(edges.values()), truncated, frozenset(cut)
+    )

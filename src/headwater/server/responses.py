@@ -423,5 +423,8 @@ class V2Graph(_Model):
     asOf: datetime | None = None
     maxNodes: int
     truncated: bool
+    #: Nodes of the answer with a neighbour ``maxNodes`` left out: ask for one of them to
+    #: reach the rest.
+    truncatedNodes: list[str] = []
     nodes: list[V2Node]
     edges: list[V2Edge]
