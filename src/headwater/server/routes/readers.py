@@ -12,9 +12,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
-from headwater.graph.model import NodeType
 from headwater.server.deps import StoreDep
-from headwater.server.handlers import RequestError
 from headwater.server.openapi import error_responses
 from headwater.server.routes.reading import (
     Limit,
@@ -22,8 +20,8 @@ from headwater.server.routes.reading import (
     ScopeDep,
     connection,
     page,
-    parse_node_id,
-    parse_time,
+    parse_dataset_path,
+    parse_window,
     read_router,
     time_query,
 )
@@ -97,12 +95,8 @@ def readers_answer(
     scope: NamespaceScope = EVERYTHING,
 ) -> dict[str, Any]:
     """The readers answer on an open connection (also used by the CLI)."""
-    node = parse_node_id(node_id, "nodeId", (NodeType.DATASET,))
-    if node.version:
-        raise RequestError(
-            "nodeId must name a dataset, not one of its versions", field="path.nodeId"
-        )
-    start, end = parse_time(since, "since"), parse_time(until, "until")
+    node = parse_dataset_path(node_id)
+    start, end = parse_window(since, until)
     require_node(conn, node, HiddenNodes(conn, scope))
     dataset_id = next(iter(dataset_ids(conn, [(node.namespace, node.name)]).values()))
     rows, total = readers(conn, dataset_id, start, end, page(limit, offset), scope)

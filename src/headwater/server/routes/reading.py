@@ -36,8 +36,10 @@ __all__ = [
     "namespace_scope",
     "node_id_query",
     "page",
+    "parse_dataset_path",
     "parse_node_id",
     "parse_time",
+    "parse_window",
     "read_router",
     "refuse_unstorable_parameters",
     "time_query",
@@ -168,6 +170,23 @@ def parse_node_id(
             f"{field} must be a {kinds} node id, not {value!r}", field=f"query.{field}"
         )
     return node
+
+
+def parse_dataset_path(value: str) -> NodeId:
+    """The ``{nodeId}`` of a per-dataset endpoint (``/api/v2/datasets/{nodeId}/...``):
+    a dataset node id without a version, else a 400 naming ``nodeId``."""
+    node = parse_node_id(value, "nodeId", (NodeType.DATASET,))
+    if node.version:
+        raise RequestError(
+            "nodeId must name a dataset, not one of its versions", field="path.nodeId"
+        )
+    return node
+
+
+def parse_window(since: str | None, until: str | None) -> tuple[datetime | None, datetime | None]:
+    """The ``since`` and ``until`` query parameters of a time window, each parsed by
+    :func:`parse_time` (left out: None, for the endpoint's own default)."""
+    return parse_time(since, "since"), parse_time(until, "until")
 
 
 def parse_time(value: str | None, field: str) -> datetime | None:

@@ -14,7 +14,6 @@ from typing import Annotated, Any, Literal
 from fastapi import Query
 from pydantic import BaseModel, Field
 
-from headwater.graph.model import NodeType
 from headwater.graph.root_cause import CauseKind, Finding, root_causes, upstream
 from headwater.server.deps import StoreDep
 from headwater.server.handlers import RequestError
@@ -23,8 +22,8 @@ from headwater.server.routes.reading import (
     Limit,
     ScopeDep,
     connection,
-    parse_node_id,
-    parse_time,
+    parse_dataset_path,
+    parse_window,
     read_router,
     time_query,
 )
@@ -122,13 +121,10 @@ def root_cause_answer(
     now: datetime | None = None,
 ) -> dict[str, Any]:
     """The root-cause answer on an open connection (also used by the CLI)."""
-    node = parse_node_id(node_id, "nodeId", (NodeType.DATASET,))
-    if node.version:
-        raise RequestError(
-            "nodeId must name a dataset, not one of its versions", field="path.nodeId"
-        )
-    end = parse_time(until, "until") or (now or datetime.now(UTC))
-    start = parse_time(since, "since") or end - DEFAULT_WINDOW
+    node = parse_dataset_path(node_id)
+    start_at, end_at = parse_window(since, until)
+    end = end_at or (now or datetime.now(UTC))
+    start = start_at or end - DEFAULT_WINDOW
     if start > end:
         raise RequestError("since must not be after until", field="query.since")
     hidden = HiddenNodes(conn, scope)
