@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
-from urllib.parse import quote
 
 import click
 
-from headwater.cli.querying import Target, target_options
+from headwater.cli.querying import (
+    Target,
+    dataset_path,
+    print_answer,
+    target_options,
+    window_params,
+)
 
 __all__ = ["quality", "to_table_rows"]
 
@@ -78,14 +82,11 @@ def quality(
     dbt tests through dbt-ol, Great Expectations, the Spark agent's output
     statistics). With --format table, x marks a failed run of an assertion.
     """
-    params = {k: v for k, v in (("since", since), ("until", until)) if v}
+    params = window_params(since, until)
     answer = Target(url, db_url).get(
-        f"/api/v2/datasets/{quote(dataset, safe='')}/quality", params, _on_db, dataset, since, until
+        dataset_path(dataset, "quality"), params, _on_db, dataset, since, until
     )
-    if output == "json":
-        click.echo(json.dumps(answer, indent=2))
-    else:
-        _print_table(answer)
+    print_answer(answer, output, _print_table)
 
 
 def _on_db(conn: Any, dataset: str, since: str | None, until: str | None) -> dict[str, Any]:

@@ -9,10 +9,12 @@ with the server's message.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, Literal, TypeVar, cast
+from urllib.parse import quote
 
 import click
 
@@ -21,7 +23,14 @@ from headwater.client.call import raw
 from headwater.client.operations import headwater as v2
 from headwater.client.operations import marquez as v1
 
-__all__ = ["DEFAULT_URL", "Target", "target_options"]
+__all__ = [
+    "DEFAULT_URL",
+    "Target",
+    "dataset_path",
+    "print_answer",
+    "target_options",
+    "window_params",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,6 +61,28 @@ def target_options(command: F) -> F:
         help="The headwater server to ask. [HEADWATER_URL]",
     )(command)
     return command
+
+
+def dataset_path(dataset: str, endpoint: str) -> str:
+    """The API path of a per-dataset ``endpoint`` (``readers``, ``quality`` ...), with the
+    dataset's node id percent-encoded as one path segment."""
+    return f"/api/v2/datasets/{quote(dataset, safe='')}/{endpoint}"
+
+
+def window_params(since: str | None, until: str | None) -> dict[str, str]:
+    """``--since`` and ``--until`` as query parameters; one left out is not sent, so the
+    server applies its own default."""
+    return {name: value for name, value in (("since", since), ("until", until)) if value}
+
+
+def print_answer(
+    answer: dict[str, Any], output: str, table: Callable[[dict[str, Any]], None]
+) -> None:
+    """``answer`` as the server's JSON (``--format json``) or drawn by ``table``."""
+    if output == "json":
+        click.echo(json.dumps(answer, indent=2))
+    else:
+        table(answer)
 
 
 _TOKEN_KEY = "headwater.token"

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
-from urllib.parse import quote
 
 import click
 
-from headwater.cli.querying import Target, target_options
+from headwater.cli.querying import (
+    Target,
+    dataset_path,
+    print_answer,
+    target_options,
+    window_params,
+)
 
 __all__ = ["readers"]
 
@@ -74,9 +78,9 @@ def readers(
     captures them (spark.headwater.captureReadOnlyActions=true).
     """
     params: dict[str, Any] = {"limit": limit}
-    params.update({k: v for k, v in (("since", since), ("until", until)) if v})
+    params.update(window_params(since, until))
     answer = Target(url, db_url).get(
-        f"/api/v2/datasets/{quote(dataset, safe='')}/readers",
+        dataset_path(dataset, "readers"),
         params,
         _on_db,
         dataset,
@@ -84,10 +88,7 @@ def readers(
         until,
         limit,
     )
-    if output == "json":
-        click.echo(json.dumps(answer, indent=2))
-    else:
-        _print_table(answer)
+    print_answer(answer, output, _print_table)
 
 
 def _on_db(

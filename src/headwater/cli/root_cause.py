@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
-from urllib.parse import quote
 
 import click
 
-from headwater.cli.querying import Target, target_options
+from headwater.cli.querying import (
+    Target,
+    dataset_path,
+    print_answer,
+    target_options,
+    window_params,
+)
 
 __all__ = ["root_cause"]
 
@@ -119,9 +123,9 @@ def root_cause(
     (version and contract), failed runs and quality failures of the datasets and jobs
     it is derived from, oldest first, each with its path to DATASET."""
     params: dict[str, Any] = {"depth": depth, "maxNodes": max_nodes, "limit": limit}
-    params.update({k: v for k, v in (("since", since), ("until", until)) if v})
+    params.update(window_params(since, until))
     answer = Target(url, db_url).get(
-        f"/api/v2/datasets/{quote(dataset, safe='')}/root-cause",
+        dataset_path(dataset, "root-cause"),
         params,
         _on_db,
         dataset,
@@ -131,10 +135,7 @@ def root_cause(
         max_nodes,
         limit,
     )
-    if output == "json":
-        click.echo(json.dumps(answer, indent=2))
-    else:
-        _print_table(answer)
+    print_answer(answer, output, _print_table)
 
 
 def _on_db(
