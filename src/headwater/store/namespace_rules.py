@@ -37,7 +37,14 @@ from typing import Any
 
 from headwater.errors import ConfigError
 
-__all__ = ["DatasetNames", "NamespaceRules", "Normaliser", "load_rules", "parse_rules"]
+__all__ = [
+    "DatasetNames",
+    "NamespaceRules",
+    "Normaliser",
+    "load_rules",
+    "parse_rules",
+    "symlink_identifiers",
+]
 
 #: (namespace, name) -> (namespace, name): what the fact extraction calls per dataset.
 DatasetNames = Callable[[tuple[str, str]], tuple[str, str]]
@@ -182,23 +189,10 @@ class Normaliser:
         if not self.rules.resolve_symlinks:
             return
         for event in events:
-            for dataset in _datasets_of(event):
-                facets = dataset.get("facets")
-                links = facets.get("symlinks") if isinstance(facets, dict) else None
-                idents = links.get("identifiers") if isinstance(links, dict) else None
-                if not isinstance(idents, list):
-                    continue
-                key = (dataset.get("namespace"), dataset.get("name"))
-                if not (isinstance(key[0], str) and isinstance(key[1], str)):
-                    continue
-                target = self.rules.dataset(key)  # type: ignore[arg-type]
+            for key, idents in _symlinks_of(event):
+                target = self.rules.dataset(key)
                 for ident in idents:
-                    if (
-                        isinstance(ident, dict)
-                        and isinstance(ident.get("namespace"), str)
-                        and isinstance(ident.get("name"), str)
-                    ):
-                        self._add(self.rules.dataset((ident["namespace"], ident["name"])), target)
+                    self._add(self.rules.dataset(ident), target)
 
     def dataset(self, key: tuple[str, str]) -> tuple[str, str]:
         """``key`` by every step."""
@@ -210,6 +204,37 @@ class Normaliser:
     def symlink(self, key: tuple[str, str]) -> tuple[str, str]:
         """A symlink identifier by steps 1-4 (an identifier is a name, not a dataset)."""
         return self.rules.dataset(key)
+
+
+def symlink_identifiers(event: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
+    """Each (namespace, name) of a ``symlinks`` facet identifier ``event`` carries, as sent."""
+    for _, idents in _symlinks_of(event):
+        yield from idents
+
+
+def _symlinks_of(
+    event: Mapping[str, Any],
+) -> Iterable[tuple[tuple[str, str], list[tuple[str, str]]]]:
+    """(dataset, its symlink identifiers) of each dataset of ``event`` carrying some."""
+    for dataset in _datasets_of(event):
+        facets = dataset.get("facets")
+        links = facets.get("symlinks") if isinstance(facets, dict) else None
+        idents = links.get("identifiers") if isinstance(links, dict) else None
+        if not isinstance(idents, list):
+            continue
+        namespace, name = dataset.get("namespace"), dataset.get("name")
+        if not (isinstance(namespace, str) and isinstance(name, str)):
+            continue
+        yield (
+            (namespace, name),
+            [
+                (ident["namespace"], ident["name"])
+                for ident in idents
+                if isinstance(ident, dict)
+                and isinstance(ident.get("namespace"), str)
+                and isinstance(ident.get("name"), str)
+            ],
+        )
 
 
 def _datasets_of(event: Mapping[str, Any]) -> Iterable[Mapping[str, Any]]:

@@ -36,6 +36,11 @@ class IdCache:
     def stage(self, key: Any, value: int) -> None:
         self._staged[key] = value
 
+    def forget(self, key: Any) -> None:
+        """Drop ``key`` (its row was deleted)."""
+        self._ids.pop(key, None)
+        self._staged.pop(key, None)
+
     def commit(self) -> None:
         self._ids.update(self._staged)
         self._staged.clear()

@@ -7,7 +7,9 @@ The steps, each a handful of ``executemany`` statements per batch:
 3. resolve surrogate ids of namespaces, datasets, jobs and tags (cached);
 4. upsert every fact table with its merge rule;
 5. re-derive, for the datasets, versions and runs the batch touched, the
-   columns that are functions of stored facts (``derive``).
+   columns that are functions of stored facts (``derive``);
+6. with ``[symlinks] resolve``, fold a catalog name stored as a dataset of its
+   own into the dataset a symlink of the batch says it is (``fold``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.events.parse import ParsedEvent
-from headwater.store import declared_io, derive, dialects, producers, rules
+from headwater.store import declared_io, derive, dialects, fold, producers, rules
 from headwater.store import tables as t
 from headwater.store.driver.bulk import copy_rows
 from headwater.store.chunking import chunks
@@ -119,7 +121,17 @@ class Writer:
         self._write_facts(conn, facts)
         derive.after_batch(conn, self.sql, self.dataset_ids, facts)
         declared_io.record(conn, new, self.names)
+        if self.names is not None and self.names.rules.resolve_symlinks:
+            fold.fold_linked_names(conn, new, self.names, self._rewrite, self.sql,
+                                   self.dataset_ids, self.namespace_ids)
         return {ev.event_hash for ev in new}
+
+    def _rewrite(self, conn: sa.Connection, events: Sequence[ParsedEvent]) -> None:
+        """Write the facts of stored ``events`` again, their names mapped as of now."""
+        facts = Facts.of(events, self.names)
+        self._write_facts(conn, facts)
+        derive.after_batch(conn, self.sql, self.dataset_ids, facts)
+        declared_io.record(conn, events, self.names)
 
     def _count_arrivals(self, conn: sa.Connection, arrived: Iterable[ParsedEvent],
                         stored: Iterable[ParsedEvent], received: datetime) -> None:

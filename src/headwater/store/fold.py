@@ -1,0 +1,269 @@
+"""A catalog name stored as a dataset of its own, folded into the dataset it names.
+
+With ``[symlinks] resolve``, a name that is another dataset's symlink
+identifier (a Hive or Glue table whose location a Spark job wrote) is that
+dataset. When a producer names the table *before* any event has told its
+location, the table is stored as a dataset of its own; the batch that
+finally carries the link folds it into the location's dataset, in the same
+transaction:
+
+1. the events that stored facts under the table's name are read back from the
+   raw log -- those mentioning it (``event_subjects``) and those whose column
+   lineage names it as a source (the events of the edges' targets);
+2. every row derived from the table's name is deleted (its versions, run
+   inputs and outputs, column lineage, facets, fields, current and declared
+   inputs and outputs, drifts, contracts, aliases, and the dataset itself;
+   its namespace too when nothing else is in it), and the ``event_subjects``
+   rows of those events;
+3. the events are written again through the write path (``rewrite``), whose
+   names now resolve through the link.
+
+Every table the write path fills merges its rows order-independently and
+idempotently, so the result is the store the events would have made had the
+link come first. Folding again changes nothing: the table is no longer a
+dataset, and every later event naming it lands on the location.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import sqlalchemy as sa
+
+from headwater.events.parse import ParsedEvent, parse_event
+from headwater.store import rules
+from headwater.store import tables as t
+from headwater.store.chunking import chunks
+from headwater.store.extract import Facts
+from headwater.store.keys import DatasetKey, dataset_node
+from headwater.store.namespace_rules import Normaliser, symlink_identifiers
+from headwater.store.statements import IdCache, Statements
+
+__all__ = ["fold_linked_names"]
+
+#: Writes the facts of events again (the writer's path, names through the rules).
+Rewrite = Callable[[sa.Connection, Sequence[ParsedEvent]], None]
+
+# A fold writes events again, whose symlinks may fold another name: bounded, since
+# each round removes at least one dataset and the rounds rarely go past one.
+_MAX_ROUNDS = 16
+
+_ds, _ns = t.datasets, t.namespaces
+
+
+def fold_linked_names(
+    conn: sa.Connection,
+    events: Sequence[ParsedEvent],
+    names: Normaliser,
+    rewrite: Rewrite,
+    sql: Statements,
+    dataset_ids: IdCache,
+    namespace_ids: IdCache,
+) -> int:
+    """Fold every stored dataset that a symlink of ``events`` names into its target.
+
+    Returns how many datasets were folded.
+    """
+    folded = 0
+    for _ in range(_MAX_ROUNDS):
+        found = _stored_identifiers(conn, _links(events, names))
+        if not found:
+            break
+        hashes: set[str] = set()
+        for (key, dataset_id), _target in found.items():
+            hashes |= _events_of(conn, key, dataset_id)
+        again = _read_events(conn, hashes)
+        for (key, dataset_id), _target in found.items():
+            _delete(conn, key, dataset_id, names, sql, dataset_ids, namespace_ids)
+        for part in chunks(sorted(hashes)):
+            conn.execute(sa.delete(t.event_subjects).where(t.event_subjects.c.event_hash.in_(part)))
+        rewrite(conn, again)
+        folded += len(found)
+        events = again
+    return folded
+
+
+def _links(events: Iterable[ParsedEvent], names: Normaliser) -> dict[DatasetKey, DatasetKey]:
+    """identifier -> the dataset it resolves to, for the symlinks ``events`` carry."""
+    out: dict[DatasetKey, DatasetKey] = {}
+    for ev in events:
+        for ident in symlink_identifiers(ev.event):
+            key = names.symlink(ident)
+            target = names.dataset(key)
+            if target != key:
+                out[key] = target
+    return out
+
+
+def _stored_identifiers(
+    conn: sa.Connection, links: dict[DatasetKey, DatasetKey]
+) -> dict[tuple[DatasetKey, int], DatasetKey]:
+    """The identifiers of ``links`` stored as datasets of their own: (key, id) -> target."""
+    if not links:
+        return {}
+    found: dict[tuple[DatasetKey, int], DatasetKey] = {}
+    keys = sorted(links)
+    for part in chunks(keys):
+        query = (
+            sa.select(_ds.c.id, _ns.c.name.label("namespace"), _ds.c.name)
+            .join(_ns, _ns.c.id == _ds.c.namespace_id)
+            .where(sa.tuple_(_ns.c.name, _ds.c.name).in_(part))
+        )
+        for row in conn.execute(query):
+            key = (row.namespace, row.name)
+            found[(key, row.id)] = links[key]
+    return found
+
+
+def _events_of(conn: sa.Connection, key: DatasetKey, dataset_id: int) -> set[str]:
+    """The hashes of the events that stored facts under dataset ``key``."""
+    cl, s = t.column_lineage, t.event_subjects
+    subjects = {dataset_node(*key)}
+    targets = (
+        sa.select(_ns.c.name.label("namespace"), _ds.c.name)
+        .select_from(cl.join(_ds, _ds.c.id == cl.c.target_dataset_id))
+        .join(_ns, _ns.c.id == _ds.c.namespace_id)
+        .where(cl.c.source_dataset_id == dataset_id)
+        .distinct()
+    )
+    subjects |= {dataset_node(row.namespace, row.name) for row in conn.execute(targets)}
+    hashes: set[str] = set()
+    for part in chunks(sorted(subjects)):
+        hashes.update(conn.scalars(sa.select(s.c.event_hash).where(s.c.subject.in_(part))))
+    return hashes
+
+
+def _read_events(conn: sa.Connection, hashes: set[str]) -> list[ParsedEvent]:
+    out: list[ParsedEvent] = []
+    e = t.events
+    for part in chunks(sorted(hashes)):
+        for (payload,) in conn.execute(sa.select(e.c.payload).where(e.c.event_hash.in_(part))):
+            out.append(parse_event(json.loads(payload)))
+    return out
+
+
+def _delete(
+    conn: sa.Connection,
+    key: DatasetKey,
+    dataset_id: int,
+    names: Normaliser,
+    sql: Statements,
+    dataset_ids: IdCache,
+    namespace_ids: IdCache,
+) -> None:
+    """Delete every row derived under dataset ``key`` (id ``dataset_id``)."""
+    v, f = t.dataset_versions, t.facets
+    versions = list(conn.scalars(sa.select(v.c.uuid).where(v.c.dataset_id == dataset_id)))
+    for part in chunks(versions):
+        conn.execute(sa.delete(t.dataset_drifts).where(t.dataset_drifts.c.version_uuid.in_(part)))
+        sc = t.schema_contracts
+        conn.execute(sa.delete(sc).where(sc.c.version_uuid.in_(part)))
+        conn.execute(sa.delete(f).where(f.c.kind == "dataset_version", f.c.subject.in_(part)))
+    node = dataset_node(*key)
+    conn.execute(
+        sa.delete(f).where(f.c.kind.in_(("dataset", "input", "output")), f.c.subject == node)
+    )
+    conn.execute(sa.delete(t.event_subjects).where(t.event_subjects.c.subject == node))
+    cl = t.column_lineage
+    conn.execute(
+        sa.delete(cl).where(
+            sa.or_(cl.c.source_dataset_id == dataset_id, cl.c.target_dataset_id == dataset_id)
+        )
+    )
+    for table in (
+        t.dataset_drifts,
+        t.schema_contracts,
+        t.run_inputs,
+        t.run_outputs,
+        t.dataset_symlinks,
+        t.dataset_aliases,
+        t.fields,
+        t.job_current_io,
+        t.job_declared_io,
+        v,
+    ):
+        conn.execute(sa.delete(table).where(table.c.dataset_id == dataset_id))
+    _repoint_subjects(conn, key)
+    namespace_id = conn.scalar(sa.select(_ds.c.namespace_id).where(_ds.c.id == dataset_id))
+    conn.execute(sa.delete(_ds).where(_ds.c.id == dataset_id))
+    dataset_ids.forget(key)
+    _tidy_namespace(conn, key[0], namespace_id, namespace_ids, names, sql)
+
+
+def _repoint_subjects(conn: sa.Connection, key: DatasetKey) -> None:
+    """Tags set on the table (by its events or by hand) move with it: the events'
+    are written again under the new name, so theirs are deleted here."""
+    ta = t.tag_assignments
+    node = dataset_node(*key)
+    conn.execute(
+        sa.delete(ta).where(
+            sa.or_(
+                ta.c.subject == node,
+                ta.c.subject.startswith(f"datasetField:{key[0]}:{key[1]}:", autoescape=True),
+            )
+        )
+    )
+
+
+def _tidy_namespace(
+    conn: sa.Connection,
+    name: str,
+    namespace_id: Any,
+    namespace_ids: IdCache,
+    names: Normaliser,
+    sql: Statements,
+) -> None:
+    """Delete the namespace left empty (its rows come from its datasets' and jobs'
+    events only); else its span is that of what is left in it."""
+    spans = [
+        conn.execute(
+            sa.select(sa.func.min(table.c.created_at), sa.func.max(table.c.updated_at)).where(
+                table.c.namespace_id == namespace_id
+            )
+        ).one()
+        for table in (_ds, t.jobs)
+    ]
+    firsts = [s[0] for s in spans if s[0] is not None]
+    lasts = [s[1] for s in spans if s[1] is not None]
+    if not firsts:
+        ns = conn.execute(sa.select(_ns).where(_ns.c.id == namespace_id)).mappings().first()
+        if ns is not None and ns["owner_name"] is None and ns["description"] is None:
+            conn.execute(sa.delete(_ns).where(_ns.c.id == namespace_id))
+            namespace_ids.forget(name)
+            used = conn.scalar(sa.select(_ds.c.id).where(_ds.c.source_name == name).limit(1))
+            if used is None:
+                conn.execute(
+                    sa.delete(t.sources).where(
+                        t.sources.c.name == name, t.sources.c.connection_url == name
+                    )
+                )
+        return
+    conn.execute(
+        sa.update(_ns)
+        .where(_ns.c.id == namespace_id)
+        .values(created_at=min(firsts), updated_at=max(lasts))
+    )
+    _respan_source(conn, name, namespace_id, names, sql)
+
+
+def _respan_source(
+    conn: sa.Connection, name: str, namespace_id: Any, names: Normaliser, sql: Statements
+) -> None:
+    """The namespace's default source (named after it) again from the events of the
+    datasets left in it: the folded table's events no longer count for it."""
+    nodes = [
+        dataset_node(name, row)
+        for row in conn.scalars(sa.select(_ds.c.name).where(_ds.c.namespace_id == namespace_id))
+    ]
+    hashes: set[str] = set()
+    s = t.event_subjects
+    for part in chunks(nodes):
+        hashes.update(conn.scalars(sa.select(s.c.event_hash).where(s.c.subject.in_(part))))
+    row = Facts.of(_read_events(conn, hashes), names).table_rows(rules.SOURCES).get(name)
+    conn.execute(
+        sa.delete(t.sources).where(t.sources.c.name == name, t.sources.c.connection_url == name)
+    )
+    if row is not None:
+        sql.upsert(conn, rules.SOURCES, [row])

@@ -1,0 +1,235 @@
+"""A catalog table named before any event tells its location joins the location's
+dataset when the link arrives: the store is the one the other order makes, on
+SQLite and PostgreSQL, in any order and batching of the events."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import sqlalchemy as sa
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from headwater.events.parse import parse_event
+from headwater.store import Store, aliases, namespace_check
+from headwater.store import tables as t
+from headwater.store.keys import dataset_node
+from headwater.store.namespace_rules import parse_rules
+from tests.store.dump import dump
+
+RULES = parse_rules("""
+[s3]
+aliases = true
+[paths]
+trim_trailing_slash = true
+[symlinks]
+resolve = true
+""")
+RUN = "0195e0c5-0000-7000-8000-0000000000"
+HIVE = {"namespace": "hive://metastore", "name": "silver.orders"}
+SCHEMA = {"fields": [{"name": "id", "type": "long"}, {"name": "amount", "type": "double"}]}
+
+
+def _event(job: str, n: int, inputs: list[Any] = (), outputs: list[Any] = ()) -> dict[str, Any]:  # type: ignore[assignment]
+    return {
+        "eventType": "COMPLETE",
+        "eventTime": f"2026-01-01T00:00:{n:02d}Z",
+        "producer": f"https://example.com/{job}",
+        "schemaURL": "https://x/RunEvent",
+        "run": {"runId": f"{RUN}{n:02d}"},
+        "job": {"namespace": "etl", "name": job},
+        "inputs": list(inputs),
+        "outputs": list(outputs),
+    }
+
+
+def _lineage(namespace: str, name: str) -> dict[str, Any]:
+    return {
+        "fields": {"id": {"inputFields": [{"namespace": namespace, "name": name, "field": "id"}]}}
+    }
+
+
+# Spark writes the table's location, naming the table in its symlinks facet.
+SPARK = _event(
+    "spark_job",
+    2,
+    inputs=[{"namespace": "s3://lake", "name": "bronze/orders"}],
+    outputs=[
+        {
+            "namespace": "s3a://lake",
+            "name": "silver/orders/",
+            "facets": {
+                "schema": SCHEMA,
+                "symlinks": {"identifiers": [{**HIVE, "type": "TABLE"}]},
+                "columnLineage": _lineage("s3://lake", "bronze/orders"),
+            },
+        }
+    ],
+)
+# A query engine reads the table, and reads another table of the catalog.
+TRINO = _event("report", 3, inputs=[HIVE, {"namespace": "hive://metastore", "name": "silver.x"}])
+# A loader writes the table by its catalog name, with a schema and column lineage.
+LOADER = _event(
+    "loader",
+    5,
+    inputs=[{"namespace": "s3://lake", "name": "bronze/orders"}],
+    outputs=[
+        {
+            **HIVE,
+            "facets": {
+                "schema": SCHEMA,
+                "tags": {"tags": [{"key": "pii", "value": "no", "source": "loader"}]},
+                "columnLineage": _lineage("s3://lake", "bronze/orders"),
+            },
+        }
+    ],
+)
+# A mart's column lineage names the table as a source (its own events do not).
+MART = _event(
+    "mart",
+    6,
+    outputs=[
+        {
+            "namespace": "s3://lake",
+            "name": "gold/daily",
+            "facets": {"columnLineage": _lineage("hive://metastore", "silver.orders")},
+        }
+    ],
+)
+# A catalog's dataset event about the table.
+CATALOG = {
+    "eventTime": "2026-01-01T00:00:07Z",
+    "producer": "https://example.com/catalog",
+    "schemaURL": "https://x/DatasetEvent",
+    "dataset": {**HIVE, "facets": {"schema": SCHEMA}},
+}
+EVENTS = [SPARK, TRINO, LOADER, MART, CATALOG]
+
+
+def _record(store: Store, events: list[dict[str, Any]]) -> None:
+    store.record([parse_event(json.loads(json.dumps(e))) for e in events])
+
+
+@contextlib.contextmanager
+def _fresh(url: str) -> Iterator[Store]:
+    """A store with every table empty (the examples reuse one database)."""
+    store = Store.open(url)
+    try:
+        with store.engine.begin() as conn:
+            for table in reversed(t.metadata.sorted_tables):
+                conn.execute(table.delete())
+        store.use_namespace_rules(RULES)
+        yield store
+    finally:
+        store.close()
+
+
+def _lineage_dump(store: Store) -> dict[str, list[str]]:
+    # The raw log and the rules' record hold arrival times; the rest must match.
+    skip = ("events", "namespace_rules_applied")
+    return {k: v for k, v in dump(store).items() if k not in skip}
+
+
+def _datasets(store: Store) -> set[tuple[str, str]]:
+    with store.engine.connect() as conn:
+        return {
+            (r.namespace, r.name)
+            for r in conn.execute(
+                sa.select(t.namespaces.c.name.label("namespace"), t.datasets.c.name).join(
+                    t.namespaces, t.namespaces.c.id == t.datasets.c.namespace_id
+                )
+            )
+        }
+
+
+def test_the_table_named_first_joins_its_location_when_the_link_arrives(db_url: str) -> None:
+    with _fresh(db_url) as linked_first:
+        _record(linked_first, EVENTS)
+        expected = _lineage_dump(linked_first)
+    with _fresh(db_url) as store:
+        # Every event naming the table comes before the one telling its location.
+        for one in [TRINO, LOADER, MART, CATALOG]:
+            _record(store, [one])
+        assert ("hive://metastore", "silver.orders") in _datasets(store)
+        _record(store, [SPARK])
+        assert _lineage_dump(store) == expected
+        names = _datasets(store)
+        assert ("hive://metastore", "silver.orders") not in names
+        assert {("s3://lake", "silver/orders"), ("hive://metastore", "silver.x")} <= names
+        with store.engine.connect() as conn:
+            assert aliases.resolve(conn, "hive://metastore", "silver.orders") == (
+                "s3://lake",
+                "silver/orders",
+            )
+            # The mart's column comes from the location's column, the loader's
+            # output and the report's input are the location.
+            source = conn.scalar(
+                sa.select(t.datasets.c.name)
+                .join(t.column_lineage, t.column_lineage.c.source_dataset_id == t.datasets.c.id)
+                .join(t.runs, t.runs.c.uuid == t.column_lineage.c.run_uuid)
+                .where(t.runs.c.uuid == f"{RUN}06")
+            )
+            assert source == "silver/orders"
+            subjects = set(conn.scalars(sa.select(t.event_subjects.c.subject)))
+            assert dataset_node("hive://metastore", "silver.orders") not in subjects
+            assert [s.kind for s in namespace_check.check(conn, RULES)] == []
+        # Idempotent: the same events again, and the link again, change nothing.
+        _record(store, [SPARK, TRINO, LOADER])
+        _record(
+            store, [{**SPARK, "run": {"runId": f"{RUN}09"}, "eventTime": "2026-01-01T00:00:01Z"}]
+        )
+        with _fresh(db_url) as again:
+            _record(
+                again,
+                [
+                    *EVENTS,
+                    {**SPARK, "run": {"runId": f"{RUN}09"}, "eventTime": "2026-01-01T00:00:01Z"},
+                ],
+            )
+            expected_again = _lineage_dump(again)
+        assert _lineage_dump(store) == expected_again
+
+
+def test_a_namespace_left_empty_goes_with_the_table(db_url: str) -> None:
+    with _fresh(db_url) as store:
+        _record(store, [LOADER])
+        _record(store, [SPARK])
+        with store.engine.connect() as conn:
+            namespaces = set(conn.scalars(sa.select(t.namespaces.c.name)))
+            sources = set(conn.scalars(sa.select(t.sources.c.name)))
+        assert "hive://metastore" not in namespaces and "hive://metastore" not in sources
+        # A table of the namespace named afterwards gets the namespace back.
+        _record(store, [TRINO])
+        assert ("hive://metastore", "silver.x") in _datasets(store)
+
+
+def _lots(events: list[dict[str, Any]], cuts: list[int]) -> list[list[dict[str, Any]]]:
+    bounds = sorted({c % (len(events) + 1) for c in cuts} | {0, len(events)})
+    return [events[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+
+
+@settings(
+    max_examples=20,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    order=st.permutations(range(len(EVENTS))),
+    cuts=st.lists(st.integers(0, len(EVENTS)), max_size=5),
+)
+def test_any_order_and_batching_makes_one_store(
+    db_url: str, order: list[int], cuts: list[int]
+) -> None:
+    with _fresh(db_url) as reference:
+        _record(reference, EVENTS)
+        expected = _lineage_dump(reference)
+    with _fresh(db_url) as store:
+        for lot in _lots([EVENTS[i] for i in order], cuts):
+            _record(store, lot)
+        assert _lineage_dump(store) == expected
