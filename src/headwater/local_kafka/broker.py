@@ -17,21 +17,18 @@ import os
 import socket
 import subprocess
 import tempfile
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from headwater.local_kafka.jvm import Probe, log_tail, start_and_wait, stop_jvm
 from headwater.local_kafka.maven import (
     Coordinate,
     LocalKafkaError,
-    die_with_parent,
     free_port,
-    log_tail,
     missing_tools,
     resolve_classpath,
-    stop_jvm,
     tail,
 )
 
@@ -196,22 +193,23 @@ def start_broker(
             raise LocalKafkaError(
                 f"kafka-storage format failed:\n{tail(formatted.stdout + formatted.stderr)}"
             )
-        with broker.log_file.open("wb") as log:
-            broker.process = subprocess.Popen(
-                _java(broker, classpath, "kafka.Kafka", str(config)),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                preexec_fn=die_with_parent(),
-            )
-        _wait_ready(broker, time.monotonic() + timeout)
+        start_and_wait(
+            broker,
+            "Kafka broker",
+            broker.bootstrap,
+            _java(broker, classpath, "kafka.Kafka", str(config)),
+            _ready_probe(broker),
+            "the listener never accepted a connection",
+            timeout,
+        )
     except BaseException:
         broker.stop()
         raise
     return broker
 
 
-def _wait_ready(broker: KafkaBroker, deadline: float) -> None:
+def _ready_probe(broker: KafkaBroker) -> Probe:
+    """Ready once an AdminClient's metadata lists the broker."""
     try:
         from confluent_kafka import KafkaException
         from confluent_kafka.admin import AdminClient
@@ -220,32 +218,24 @@ def _wait_ready(broker: KafkaBroker, deadline: float) -> None:
             "confluent-kafka is not installed (pip install 'headwater[kafka]')"
         ) from exc
 
-    assert broker.process is not None
     admin = None
-    problem = "the listener never accepted a connection"
-    while time.monotonic() < deadline:
-        if broker.process.poll() is not None:
-            raise LocalKafkaError(
-                f"Kafka broker exited with code {broker.process.returncode}:\n{broker.log_tail()}"
-            )
+
+    def probe(problem: str) -> str | None:
+        nonlocal admin
         # Waiting for the port first keeps librdkafka from logging refused connections.
         try:
             socket.create_connection(("127.0.0.1", broker.port), timeout=1).close()
         except OSError:
-            time.sleep(0.25)
-            continue
+            return problem
         admin = admin or AdminClient({"bootstrap.servers": broker.bootstrap})
         try:
             if admin.list_topics(timeout=5).brokers:
-                return
-            problem = "metadata listed no brokers"
+                return None
+            return "metadata listed no brokers"
         except KafkaException as exc:
-            problem = str(exc)
-        time.sleep(0.25)
-    raise LocalKafkaError(
-        f"Kafka broker on {broker.bootstrap} was not ready in time ({problem}); "
-        f"log tail:\n{broker.log_tail()}"
-    )
+            return str(exc)
+
+    return probe
 
 
 @contextlib.contextmanager

@@ -16,7 +16,6 @@ import hashlib
 import os
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,15 +23,13 @@ from pathlib import Path
 import httpx
 
 from headwater.local_kafka.broker import KAFKA_VERSION, LOGGING_DEPENDENCIES
+from headwater.local_kafka.jvm import Probe, log_tail, start_and_wait, stop_jvm
 from headwater.local_kafka.maven import (
     Coordinate,
     LocalKafkaError,
-    die_with_parent,
     free_port,
-    log_tail,
     missing_tools,
     resolve_classpath,
-    stop_jvm,
 )
 
 __all__ = ["ConnectWorker", "running_worker", "start_worker"]
@@ -131,49 +128,42 @@ def start_worker(
         config = worker.root / "worker.properties"
         config.write_text("".join(f"{k}={v}\n" for k, v in settings.items()))
         (worker.root / "log4j2.properties").write_text(_LOG4J2)
-        with worker.log_file.open("wb") as log:
-            worker.process = subprocess.Popen(
-                [
-                    "java",
-                    *_JVM_OPTIONS,
-                    f"-Dlog4j2.configurationFile={worker.root / 'log4j2.properties'}",
-                    "-cp",
-                    os.pathsep.join(classpath),
-                    "org.apache.kafka.connect.cli.ConnectStandalone",
-                    str(config),
-                ],
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                preexec_fn=die_with_parent(),
-            )
-        _wait_ready(worker, time.monotonic() + timeout)
+        start_and_wait(
+            worker,
+            "Connect worker",
+            worker.url,
+            [
+                "java",
+                *_JVM_OPTIONS,
+                f"-Dlog4j2.configurationFile={worker.root / 'log4j2.properties'}",
+                "-cp",
+                os.pathsep.join(classpath),
+                "org.apache.kafka.connect.cli.ConnectStandalone",
+                str(config),
+            ],
+            _ready_probe(worker),
+            "the REST API never answered",
+            timeout,
+        )
     except BaseException:
         worker.stop()
         raise
     return worker
 
 
-def _wait_ready(worker: ConnectWorker, deadline: float) -> None:
-    assert worker.process is not None
-    problem = "the REST API never answered"
-    while time.monotonic() < deadline:
-        if worker.process.poll() is not None:
-            raise LocalKafkaError(
-                f"Connect worker exited with code {worker.process.returncode}:\n{worker.log_tail()}"
-            )
+def _ready_probe(worker: ConnectWorker) -> Probe:
+    """Ready once the REST API lists connector plugins."""
+
+    def probe(_problem: str) -> str | None:
         try:
             answer = httpx.get(f"{worker.url}/connector-plugins", timeout=5)
             if answer.status_code == 200 and answer.json():
-                return
-            problem = f"/connector-plugins answered {answer.status_code}"
+                return None
+            return f"/connector-plugins answered {answer.status_code}"
         except httpx.HTTPError as exc:
-            problem = str(exc)
-        time.sleep(0.25)
-    raise LocalKafkaError(
-        f"Connect worker on {worker.url} was not ready in time ({problem}); "
-        f"log tail:\n{worker.log_tail()}"
-    )
+            return str(exc)
+
+    return probe
 
 
 @contextlib.contextmanager

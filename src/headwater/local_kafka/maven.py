@@ -7,13 +7,11 @@ calls reuse the cached class path while every jar on it still exists.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import shutil
-import signal
 import socket
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from headwater.errors import HeadwaterError
@@ -21,12 +19,9 @@ from headwater.errors import HeadwaterError
 __all__ = [
     "Coordinate",
     "LocalKafkaError",
-    "die_with_parent",
     "free_port",
-    "log_tail",
     "missing_tools",
     "resolve_classpath",
-    "stop_jvm",
     "tail",
 ]
 
@@ -59,44 +54,10 @@ def tail(text: str, lines: int = 40) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-def log_tail(log_file: Path, lines: int, missing: str) -> str:
-    """The last ``lines`` of a process's log, or ``missing`` when it cannot be read."""
-    try:
-        return tail(log_file.read_text(errors="replace"), lines)
-    except OSError:
-        return missing
-
-
-def stop_jvm(process: subprocess.Popen[bytes] | None, root: Path, timeout: float) -> None:
-    """Terminate ``process`` (kill it if it lingers) and remove its directory ``root``."""
-    if process is not None and process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    shutil.rmtree(root, ignore_errors=True)
-
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def die_with_parent() -> Callable[[], None] | None:
-    """Linux: a pre-exec hook that has the JVM terminated when its starter dies.
-
-    A killed demo or test run then leaves no JVM behind. The signal follows the
-    starting thread, so processes start from a thread that outlives them. libc
-    is looked up here, before the fork, as loading libraries in the child can hang.
-    """
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    return lambda: prctl(1, signal.SIGTERM)  # 1 is PR_SET_PDEATHSIG
 
 
 def _cache_root() -> Path:
