@@ -66,6 +66,8 @@ export interface V2Edge {
 export interface V2Graph {
   nodeId: string;
   truncated: boolean;
+  /** Nodes of the answer with a neighbour maxNodes left out (absent from older servers). */
+  truncatedNodes?: string[];
   nodes: V2Node[];
   edges: V2Edge[];
 }
@@ -154,12 +156,32 @@ export class ApiError extends Error {
   }
 }
 
-export async function getJson<T>(path: string, params: Record<string, string | number | boolean | undefined> = {}): Promise<T> {
+// The answers asked for while one view is shown, by URL: parts of a page that need the same
+// answer (a list's first page and the version picker beside it, a run's child runs and its
+// graph) share one request. A new view starts empty, so moving on shows fresh data.
+let viewAnswers = new Map<string, Promise<unknown>>();
+
+/** Start a new view: answers are asked for again. */
+export function newView(): void {
+  viewAnswers = new Map();
+}
+
+export function getJson<T>(path: string, params: Record<string, string | number | boolean | undefined> = {}): Promise<T> {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (value !== undefined && value !== "") query.set(key, String(value));
   }
   const url = query.toString() ? `${path}?${query}` : path;
+  const known = viewAnswers.get(url);
+  if (known) return known as Promise<T>;
+  const answers = viewAnswers;
+  const answer = fetchJson<T>(url);
+  answers.set(url, answer);
+  answer.catch(() => answers.delete(url)); // never keep a failure
+  return answer;
+}
+
+async function fetchJson<T>(url: string): Promise<T> {
   const response = await fetch(url, { headers: { Accept: "application/json", ...authHeaders() } });
   if (!response.ok) {
     let message = `${response.status} ${response.statusText}`;

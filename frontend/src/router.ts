@@ -1,4 +1,5 @@
 // Client-side routing: every view has a URL; the server answers index.html for all of them.
+import { newView } from "./api";
 
 export type View = (root: HTMLElement, url: URL) => Promise<void> | void;
 
@@ -24,6 +25,7 @@ export async function render(): Promise<void> {
     const params = match.slice(1).map((part) => decodeURIComponent(part));
     root.replaceChildren();
     root.dataset.loading = "true";
+    newView();
     try {
       await entry.view(params)(root, url);
     } finally {

@@ -28,10 +28,17 @@ export class LineageModel {
   readonly nodes = new Map<string, V2Node>();
   readonly edges = new Map<string, V2Edge>();
   truncated = false;
+  /** Nodes some answer named as having neighbours its maxNodes cut left out. */
+  private readonly cutIn = new Set<string>();
+  /** Nodes asked about in an answer of their own that did not cut them: nothing is left out. */
+  private readonly covered = new Set<string>();
 
   /** Merge an answer; returns how many nodes were new. */
   merge(graph: V2Graph): number {
     let added = 0;
+    const cutHere = new Set(graph.truncatedNodes ?? []);
+    for (const id of cutHere) this.cutIn.add(id);
+    if (!cutHere.has(graph.nodeId)) this.covered.add(graph.nodeId);
     for (const node of graph.nodes) {
       if (!this.nodes.has(node.id)) added += 1;
       this.nodes.set(node.id, node);
@@ -39,6 +46,11 @@ export class LineageModel {
     for (const edge of graph.edges) this.edges.set(edgeKey(edge), edge);
     this.truncated ||= graph.truncated;
     return added;
+  }
+
+  /** Whether a node still has neighbours no merged answer holds (expanding it fetches them). */
+  isCut(id: string): boolean {
+    return this.cutIn.has(id) && !this.covered.has(id);
   }
 }
 

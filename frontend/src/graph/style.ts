@@ -80,6 +80,8 @@ export function stylesheet(large: boolean): cytoscape.StylesheetJson {
     { selector: "node[datasetType = 'MODEL']", style: { shape: "cut-rectangle", "background-color": "#f3eafd", "border-color": "#7d3cc8" } },
     // A limited view's frontier: nodes with neighbours not drawn yet.
     { selector: "node.more", style: { "border-style": "dashed", "border-color": "#9b51e0", "border-width": 3 } },
+    // A node whose neighbours the server's maxNodes cut left out: expanding it fetches them.
+    { selector: "node.truncated", style: { "text-wrap": "wrap", height: 48, "border-style": "dashed", "border-color": "#c77700", "border-width": 4 } },
     { selector: "node.root", style: { "border-color": "#f08c00", "border-width": 4 } },
     // Tag badges (views/lineage-tags.ts): a second label line, edged red when a tag reached it.
     { selector: "node.tagged", style: { "text-wrap": "wrap", height: 48, "border-width": 2, "border-color": "#c98a1a" } },

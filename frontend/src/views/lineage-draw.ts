@@ -22,6 +22,8 @@ const DAGRE_MAX = 150;
 /** dagre's rankers; `?ranker=` overrides the choice (the draw benchmark compares them). */
 const RANKERS = new Set(["network-simplex", "tight-tree", "longest-path"]);
 const NO_STATE = "#8a9bb0";
+/** The label line of a node whose neighbours a maxNodes cut left out. */
+export const TRUNCATED_MARK = "⋯ truncated — expand";
 
 const short = (time: string | null | undefined) => (time ? formatTime(time).slice(0, 16) : "");
 
@@ -71,6 +73,8 @@ export interface DrawOptions {
   columnView: boolean;
   /** Nodes with neighbours left out of a limited view; drawn with a dashed border. */
   frontier: Set<string>;
+  /** Nodes with neighbours the server's maxNodes cut left out; marked "truncated — expand". */
+  truncated: Set<string>;
   /** `?layout=` and `?ranker=` from the URL. */
   layout: string | null;
   ranker: string | null;
@@ -103,10 +107,11 @@ export function drawGraph(options: DrawOptions): cytoscape.Core {
     // one seen running, and says so on a line of its own.
     const declared = node.type === "JOB" && (node.data as { declared?: boolean } | null)?.declared === true;
     // A big graph's labels are measured and drawn only near the view (graph/viewport-cost.ts).
-    const classes = [node.id === options.rootId ? "root" : "", options.frontier.has(node.id) ? "more" : "",
+    const cut = options.truncated.has(node.id);
+    const classes = [node.id === options.rootId ? "root" : "", options.frontier.has(node.id) ? "more" : "", cut ? "truncated" : "",
       failed ? "failing" : "", declared ? "declared" : "", large && !grouped ? OFFSCREEN : ""].filter(Boolean).join(" ");
     const looks = labelData(node.id, node.type, label);
-    const mark = failed ? `✗ ${failed} assertion${failed === 1 ? "" : "s"} failing` : declared ? "◇ declared" : "";
+    const mark = failed ? `✗ ${failed} assertion${failed === 1 ? "" : "s"} failing` : declared ? "◇ declared" : cut ? TRUNCATED_MARK : "";
     elements.push({
       group: "nodes",
       data: {

@@ -11,6 +11,7 @@ const NODE_KINDS: [string, string][] = [
   ["field", "column"],
   ["folded", "folded parent job or run"],
   ["frontier", "more neighbours not drawn"],
+  ["truncated", "more neighbours than the answer's maxNodes held: ⋯ truncated — expand"],
   ["failing", "dataset whose newest assertions fail (✗ how many)"],
   ["declared", "job declared by a JobEvent (static lineage: a dashboard, a report), ◇"],
 ];

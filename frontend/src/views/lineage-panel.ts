@@ -4,6 +4,7 @@ import { api, nodeIds, pageUrl, parseNodeId, runJobId, type Job, type JobNodeDat
 import { errorBox, fill, formatTime, h, link, stateBadge } from "../dom";
 import { parentOf, shortName, type DrawEdge, type DrawNode } from "../graph/model";
 import type { Expansion, ViewState } from "./lineage-state";
+import { cached } from "./lineage-answers";
 
 export interface PanelContext {
   panel: HTMLElement;
@@ -15,6 +16,8 @@ export interface PanelContext {
   edges: DrawEdge[];
   /** Drawn nodes with neighbours left out of a limited view. */
   frontier: Set<string>;
+  /** Drawn nodes with neighbours the server's maxNodes cut left out of every answer. */
+  truncated: Set<string>;
   /** Details of folded parents, fetched after the first draw. */
   parents: Map<string, Job | Run>;
   go: (next: Partial<ViewState>) => void;
@@ -63,6 +66,9 @@ export function showPanel(context: PanelContext, id: string): void {
       ? parseNodeId(parent).name.slice(0, 8) : shortName(parseNodeId(parent).name))) : null,
     context.frontier.has(id) ? h("p", { class: "muted", "data-testid": "frontier-note" },
       "Some of its neighbours are not drawn yet (the view is limited): expand to add them.") : null,
+    context.truncated.has(id) ? h("p", { class: "warn", "data-testid": "truncated-note" },
+      `The answer was cut at ${state.maxNodes.toLocaleString("en")} nodes: some of its neighbours are not in it. `,
+      button("expand-truncated", "truncated — expand", () => expand(id, "both", 1))) : null,
     h("div", { class: "buttons" },
       button("expand-upstream", "◀ expand upstream", () => expand(id, "upstream", 1)),
       button("expand-downstream", "expand downstream ▶", () => expand(id, "downstream", 1)),
@@ -100,7 +106,7 @@ function memberRunLabel(node: V2Node | undefined): string {
 /** A dataset's columns in the side panel, each a link to its column lineage. */
 async function fieldList(panel: HTMLElement, namespace: string, name: string): Promise<void> {
   try {
-    const dataset = await api.dataset(namespace, name);
+    const dataset = await cached(`dataset ${namespace} ${name}`, () => api.dataset(namespace, name));
     panel.append(h("h4", {}, "Columns"), h("ul", { class: "fields" }, dataset.fields.map((f) =>
       h("li", {}, link(pageUrl.lineage(nodeIds.field(namespace, name, f.name), { direction: "both", depth: "5" }), f.name,
         { "data-field": f.name }), h("span", { class: "muted" }, ` ${f.type ?? ""}`)))));

@@ -37,6 +37,11 @@ export interface ViewState {
 export const DEFAULT_DEPTH = 4;
 export const DEFAULT_MAX_NODES = 1000;
 /**
+ * The most nodes one answer may hold: a bigger neighbourhood is reached by expanding the
+ * nodes an answer cut (each expansion a bounded answer of its own), never by one giant answer.
+ */
+export const MAX_NODES_CAP = 2000;
+/**
  * Past this many nodes an answer is drawn a few hops at a time. 2,000 nodes draw in well under
  * a second of CPU and pan smoothly; 10,000 take ~3 s and ~40 ms a frame (docs/ui.md).
  */
@@ -54,7 +59,7 @@ export function readState(url: URL): ViewState {
     nodeId: p.get("nodeId") ?? "",
     direction: p.get("direction") ?? "both",
     depth: whole(p.get("depth"), DEFAULT_DEPTH),
-    maxNodes: whole(p.get("maxNodes"), DEFAULT_MAX_NODES) || DEFAULT_MAX_NODES,
+    maxNodes: Math.min(whole(p.get("maxNodes"), DEFAULT_MAX_NODES) || DEFAULT_MAX_NODES, MAX_NODES_CAP),
     asOf: p.get("asOf") ?? "",
     expansions: p.getAll("x").flatMap((value) => {
       const [direction, depth, ...rest] = value.split(":");

@@ -16,6 +16,7 @@ import { legend } from "./lineage-legend";
 import { navigate } from "../router";
 import { showPanel, type PanelContext } from "./lineage-panel";
 import { readState, writeState, type Expansion, type ViewState } from "./lineage-state";
+import { cached, forgetAnswers } from "./lineage-answers";
 
 /** At most this many child runs of a root run have their lineage merged into its view. */
 const CHILD_RUNS_MAX = 100;
@@ -25,28 +26,6 @@ const PARENT_DETAILS_MAX = 50;
 // The drawn graph of the previous render, released when the view is drawn again.
 let previous: cytoscape.Core | null = null;
 
-// API answers of recent renders, so that changing only how the graph is drawn (one hop more,
-// show all, fold, unfold, a path, a selection) or adding one expansion asks the server only
-// for what is new. Kept briefly, so new runs still show up soon.
-const ANSWER_TTL_MS = 30_000;
-const ANSWERS_KEPT = 64;
-const answers = new Map<string, { at: number; answer: Promise<unknown> }>();
-
-function cached<T>(key: string, ask: () => Promise<T>): Promise<T> {
-  const known = answers.get(key);
-  if (known && performance.now() - known.at < ANSWER_TTL_MS) return known.answer as Promise<T>;
-  const answer = ask();
-  answers.delete(key);
-  answers.set(key, { at: performance.now(), answer });
-  answer.catch(() => answers.delete(key)); // never keep a failure
-  while (answers.size > ANSWERS_KEPT) answers.delete(answers.keys().next().value!);
-  return answer;
-}
-
-/** Forget every kept answer (the draw benchmark measures first draws with it). */
-export function forgetAnswers(): void {
-  answers.clear();
-}
 
 /** How many levels of runs under a root run are followed (orchestrator → application → action). */
 const RUN_LEVELS = 3;
@@ -175,11 +154,15 @@ export async function lineageView(root: HTMLElement, url: URL, embedding?: Embed
   const nodes = view.level === null ? all.nodes : all.nodes.filter((n) => view.shown.has(n.id));
   const edges = view.level === null ? all.edges : all.edges.filter((e) => view.shown.has(e.upstream) && view.shown.has(e.downstream));
 
-  cy = drawGraph({ canvas, nodes, edges, rootId, columnView, frontier: view.frontier,
+  // Nodes whose neighbours the server's maxNodes cut left out (a folded parent when one of
+  // its members is): each says so on the graph, and expanding it fetches just its neighbourhood.
+  const truncated = new Set(nodes.filter((n) => model.isCut(n.id) || n.members.some((m) => model.isCut(m))).map((n) => n.id));
+  cy = drawGraph({ canvas, nodes, edges, rootId, columnView, frontier: view.frontier, truncated,
     layout: url.searchParams.get("layout"), ranker: url.searchParams.get("ranker") });
   previous = cy;
   const drawn = performance.now();
-  const extent = { shown: nodes.length, total: all.nodes.length, level: view.level, maxLevel: view.maxLevel, limit: state.limit, childRuns };
+  const extent = { shown: nodes.length, total: all.nodes.length, level: view.level, maxLevel: view.maxLevel, limit: state.limit, childRuns,
+    maxNodes: state.maxNodes, truncated: [...truncated] };
   const timings: Record<string, number> = { nodes: nodes.length, edges: edges.length, fetchMs: fetched - started, drawMs: drawn - fetched, totalMs: drawn - started };
   exposeGraph(cy, timings, extent, forgetAnswers);
   status.textContent = `${nodes.length} nodes, ${edges.length} edges`;
@@ -198,9 +181,11 @@ export async function lineageView(root: HTMLElement, url: URL, embedding?: Embed
         ? ` — with the lineage of the first ${childIds.length} of its ${childRuns} child runs`
         : ` — with the lineage of its ${childRuns} child runs`));
   }
-  if (model.truncated) {
-    status.append(" — truncated at maxNodes; narrow the depth or raise maxNodes ",
-      h("button", { type: "button", onclick: () => go({ maxNodes: state.maxNodes * 5 }) }, "show more"));
+  if (truncated.size) {
+    // A bigger neighbourhood is reached a bounded answer at a time, from the nodes the cut marks.
+    status.append(h("span", { "data-testid": "truncated" },
+      ` — the answer is cut at ${state.maxNodes.toLocaleString("en")} nodes: ${truncated.size} node${truncated.size === 1 ? "" : "s"} `
+      + "marked “truncated — expand” have more neighbours; double-click one (or select it and press expand) to fetch them"));
   }
   // Ready once the first frame with the graph has been painted.
   await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
@@ -222,7 +207,7 @@ export async function lineageView(root: HTMLElement, url: URL, embedding?: Embed
     go({ expansions: [...state.expansions, { direction, depth, nodeId }], selected: nodeId });
   const context: PanelContext = {
     panel: panelBody, state, go, expand, answer: model.nodes, drawn: new Map(nodes.map((n) => [n.id, n])), edges,
-    frontier: view.frontier, parents: new Map(),
+    frontier: view.frontier, truncated, parents: new Map(),
   };
   // Remember the selection in the URL (no new history entry) so a reload keeps the panel;
   // an embedded graph leaves its page's URL alone.
@@ -272,7 +257,7 @@ export async function lineageView(root: HTMLElement, url: URL, embedding?: Embed
   const details = await Promise.all(folded.map(async (n): Promise<[string, Job | Run] | null> => {
     const p = parseNodeId(n.id);
     try {
-      return [n.id, n.type === "RUN" ? await api.run(p.name) : await api.job(p.namespace, p.name)];
+      return [n.id, await cached<Job | Run>(`details ${n.id}`, () => (n.type === "RUN" ? api.run(p.name) : api.job(p.namespace, p.name)))];
     } catch {
       return null; // a parent the server does not know: keep the plain label
     }
