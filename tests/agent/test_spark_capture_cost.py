@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from headwater.agent.py4j.connection import ConnectionTuner, set_no_delay_for_this_thread
+from tests.support.spark_packages import needs_connectors
 
 pytestmark = pytest.mark.spark
 
@@ -234,3 +235,109 @@ def test_sql_text_comes_from_the_origin_in_one_call(spark: Any, tmp_path: Path) 
     assert statement in [statement_text(qe) for qe, _ in reported]
     [(qe, _)] = _reported_writes(spark, lambda: spark.range(2).write.parquet(str(tmp_path / "plain")))
     assert statement_text(qe) is None
+
+
+#: py4j method names that load a table from a catalog (a v2 catalog's, the session catalog's).
+_CATALOG_LOADS = ("\nloadTable\n", "\ngetTableMetadata\n", "\ngetTableRawMetadata\n")
+
+
+class _ListenerThreadCalls:
+    """Counts, per listener callback, the py4j calls made on Spark's listener thread and
+    how many of them load a table from a catalog, by the class of the plan's root."""
+
+    def __init__(self, spark: Any, agent: Any) -> None:
+        self._listener = agent._listener
+        self._client = spark.sparkContext._gateway._gateway_client
+        self._local = threading.local()
+        self.seen: list[tuple[str, int, int]] = []
+        on_action_scoped = self._listener._on_action_scoped
+        send_command = self._client.send_command
+
+        def counted_callback(func_name: str, qe: Any, *rest: Any) -> None:
+            self._local.counts = [0, 0]
+            try:
+                on_action_scoped(func_name, qe, *rest)
+            finally:
+                (calls, loads), self._local.counts = self._local.counts, None
+                self.seen.append((str(qe.optimizedPlan().getClass().getSimpleName()), calls, loads))
+
+        def counted_send(command: str, *args: Any, **kwargs: Any) -> Any:
+            counts = getattr(self._local, "counts", None)
+            if counts is not None:
+                counts[0] += 1
+                counts[1] += any(name in command for name in _CATALOG_LOADS)
+            return send_command(command, *args, **kwargs)
+
+        self._listener._on_action_scoped = counted_callback
+        self._client.send_command = counted_send
+
+    def run(self, spark: Any, statement: str) -> dict[str, tuple[int, int]]:
+        """Run ``statement``; the (calls, catalog loads) of each callback by root class."""
+        before = len(self.seen)
+        spark.sql(statement)
+        spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(60_000)
+        return {root: (calls, loads) for root, calls, loads in self.seen[before:]}
+
+    def close(self) -> None:
+        del self._listener._on_action_scoped
+        del self._client.send_command
+
+
+@needs_connectors("delta", "iceberg")
+def test_listener_thread_calls_and_catalog_loads_per_action_kind(
+    spark: Any, lineage: Any, tmp_path: Path
+) -> None:
+    """What each kind of action costs Spark's listener thread, in py4j calls and catalog
+    loads (``benchmarks/listener_thread.py`` times them): a write or an atomic Iceberg
+    CTAS/RTAS loads no table; a create that wrote no Iceberg staged table loads one."""
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS ice.cost")
+    names = ("cost_d", "cost_dc", "ice.cost.t", "ice.cost.c")
+    for name in names:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+    spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(60_000)
+    meter = _ListenerThreadCalls(spark, lineage.agent)
+    rows = "SELECT id, CAST(id AS STRING) AS v FROM range(5)"
+    statements = [
+        f"INSERT OVERWRITE DIRECTORY '{tmp_path}/files' USING parquet {rows}",
+        "CREATE TABLE cost_d (id BIGINT, v STRING) USING delta",
+        f"INSERT INTO cost_d {rows}",
+        f"CREATE TABLE cost_dc USING delta AS {rows}",
+        f"CREATE OR REPLACE TABLE cost_dc USING delta AS {rows}",
+        "CREATE TABLE ice.cost.t (id BIGINT, v STRING) USING iceberg",
+        f"INSERT INTO ice.cost.t {rows}",
+        f"CREATE TABLE ice.cost.c USING iceberg AS {rows}",
+        f"CREATE OR REPLACE TABLE ice.cost.c USING iceberg AS {rows}",
+    ]
+    try:
+        for statement in statements:  # once to build the chains the listener thread uses
+            meter.run(spark, statement)
+        lineage.events()
+        for name in names:
+            spark.sql(f"DROP TABLE {name}")
+        counted = [meter.run(spark, statement) for statement in statements]
+    finally:
+        meter.close()
+        for name in names:
+            spark.sql(f"DROP TABLE IF EXISTS {name}")
+    files, d_create, d_insert, d_ctas, d_rtas, i_create, i_insert, i_ctas, i_rtas = counted
+    assert files["InsertIntoDataSourceDirCommand"] == (3, 0), counted
+    # A write pins the table its plan holds: no catalog load.
+    assert d_insert["AppendData"][0] <= 6 and d_insert["AppendData"][1] == 0, counted
+    assert i_insert["AppendData"][0] <= 7 and i_insert["AppendData"][1] == 0, counted
+    # An atomic Iceberg CTAS/RTAS pins the staged table its write held.
+    for created, root in ((i_ctas, "CreateTableAsSelect"), (i_rtas, "ReplaceTableAsSelect")):
+        assert created[root][0] <= 7 and created[root][1] == 0, counted
+    # A plain create wrote nothing to take its table from, and a Delta CTAS/RTAS's staged
+    # table holds no committed state: one catalog load each, and no more.
+    assert i_create["CreateTable"][0] <= 9 and i_create["CreateTable"][1] == 1, counted
+    delta_creates = (
+        (d_create, "CreateTable"),
+        (d_ctas, "CreateTableAsSelect"),
+        (d_rtas, "ReplaceTableAsSelect"),
+    )
+    for created, root in delta_creates:
+        assert created[root][0] <= 8 and created[root][1] == 1, counted
+    # Every other callback (Delta's own executions, read-only plans) reads a plan class only.
+    for callbacks in counted:
+        for calls, loads in callbacks.values():
+            assert loads <= 1 and calls <= 9, counted
