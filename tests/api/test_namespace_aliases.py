@@ -14,6 +14,7 @@ from headwater.config import Settings
 from headwater.errors import ConfigError
 from headwater.server.app import create_app, open_store
 from headwater.store import Store
+from headwater.store.namespace_rules import parse_rules
 from tests.store.test_namespace_aliases import CONNECT, RULES, SPARK, TRINO
 
 CLUSTER = "kafka://orders-cluster"
@@ -117,3 +118,27 @@ def test_the_check_endpoint_lists_what_the_rules_did_not_merge(aliased: TestClie
     assert suspect["rule"] == (
         '[[kafka.clusters]]\nname = "orders-cluster"\nbrokers = ["b1:9092", "b2:9092", "b7:9092"]'
     )
+
+
+def test_a_job_asked_by_its_renamed_namespace(db_url: str) -> None:
+    rules = parse_rules(
+        '[jobs]\napply_renames = true\n[[rename]]\nnamespace = "etl"\nto_namespace = "platform"\n'
+    )
+    store = Store.open(db_url)
+    store.use_namespace_rules(rules)
+    try:
+        with TestClient(create_app(Settings(), store)) as client:
+            assert client.post("/api/v1/lineage/batch", json=[CONNECT, SPARK]).status_code == 200
+            job = client.get("/api/v1/namespaces/etl/jobs/connector")
+            assert job.status_code == 200, job.text
+            assert (job.json()["namespace"], job.json()["name"]) == ("platform", "connector")
+            runs = client.get("/api/v1/namespaces/etl/jobs/spark_job/runs")
+            assert runs.status_code == 200 and len(runs.json()["runs"]) == 1
+            lineage = client.get("/api/v1/lineage", params={"nodeId": "job:etl:spark_job"})
+            assert lineage.status_code == 200, lineage.text
+            assert "job:platform:spark_job" in {n["id"] for n in lineage.json()["graph"]}
+            # A job that is not there under either namespace stays a 404.
+            assert client.get("/api/v1/namespaces/etl/jobs/nothing").status_code == 404
+            assert client.get("/api/v1/namespaces/platform/jobs/connector").status_code == 200
+    finally:
+        store.close()

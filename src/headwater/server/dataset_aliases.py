@@ -12,7 +12,10 @@ namespace the dataset really lives in.
 Rewritten: the ``{namespace}``/``{dataset}`` segments of ``/api/v1/namespaces/
 …/datasets/…``, the ``{nodeId}`` segment of ``/api/v2/datasets/{nodeId}/…``, and
 a ``nodeId`` query parameter naming a dataset or a dataset field. A name that is
-a dataset of its own is never rewritten. A store without aliases costs a
+a dataset of its own is never rewritten. With ``[jobs] apply_renames`` in the
+rules the store follows, a job asked by a namespace a ``[[rename]]`` renamed
+(``/api/v1/namespaces/{namespace}/jobs/{job}…``, a ``job:`` ``nodeId``) is
+rewritten to the job it became the same way. A store without aliases costs a
 request nothing but a time comparison (whether any exist is re-read every
 :data:`REFRESH_SECONDS`).
 """
@@ -42,6 +45,7 @@ class DatasetAliases:
         self.app = app
         self.store = store
         self._any = False
+        self._job_rules: Any = None  # the rules in force, when they rename job namespaces
         self._read_at: float | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -58,9 +62,11 @@ class DatasetAliases:
             try:
                 with self.store.engine.connect() as conn:
                     self._any = aliases.any_aliases(conn)
+                    rules = aliases.rules_applied(conn)
+                    self._job_rules = rules if rules is not None and rules.job_renames else None
             except Exception:  # noqa: BLE001 - the route meets the same database and answers 503
-                self._any = False
-        return self._any
+                self._any, self._job_rules = False, None
+        return self._any or self._job_rules is not None
 
     def _rewritten(self, scope: Scope) -> Scope:
         from headwater.store import aliases
@@ -71,10 +77,13 @@ class DatasetAliases:
                 def resolve(namespace: str, name: str) -> tuple[str, str] | None:
                     return aliases.resolve(conn, namespace, name)
 
+                def resolve_job(namespace: str, name: str) -> tuple[str, str] | None:
+                    return aliases.resolve_job(conn, self._job_rules, namespace, name)
+
                 raw_path: bytes = scope.get("raw_path") or scope["path"].encode()
                 path, query = _path_of(raw_path), scope.get("query_string", b"")
-                new_path = _rewrite_path(path, resolve)
-                new_query = _rewrite_query(query.decode("latin-1"), resolve)
+                new_path = _rewrite_path(path, resolve, resolve_job)
+                new_query = _rewrite_query(query.decode("latin-1"), resolve, resolve_job)
         except Exception:  # noqa: BLE001 - unanswerable here: the route answers as asked
             return scope
         if new_path is None and new_query is None:
@@ -100,11 +109,16 @@ def _path_of(raw_path: bytes) -> str:
     return raw_path.split(b"?", 1)[0].decode("latin-1")
 
 
-def _rewrite_path(path: str, resolve: Any) -> str | None:
+def _rewrite_path(path: str, resolve: Any, resolve_job: Any) -> str | None:
     parts = path.split("/")
-    # ['', 'api', 'v1', 'namespaces', NS, 'datasets', NAME, ...]
-    if len(parts) >= 7 and parts[1:4] == ["api", "v1", "namespaces"] and parts[5] == "datasets":
-        found = resolve(unquote(parts[4]), unquote(parts[6]))
+    # ['', 'api', 'v1', 'namespaces', NS, 'datasets' or 'jobs', NAME, ...]
+    if (
+        len(parts) >= 7
+        and parts[1:4] == ["api", "v1", "namespaces"]
+        and parts[5] in ("datasets", "jobs")
+    ):
+        by = resolve if parts[5] == "datasets" else resolve_job
+        found = by(unquote(parts[4]), unquote(parts[6]))
         if found is None:
             return None
         parts[4], parts[6] = quote(found[0], safe=""), quote(found[1], safe="")
@@ -119,18 +133,29 @@ def _rewrite_path(path: str, resolve: Any) -> str | None:
     return None
 
 
-def _rewrite_query(query: str, resolve: Any) -> str | None:
+def _rewrite_query(query: str, resolve: Any, resolve_job: Any) -> str | None:
     if "nodeId=" not in query:
         return None
     pairs = parse_qsl(query, keep_blank_values=True)
     changed = False
     for i, (key, value) in enumerate(pairs):
         if key == "nodeId":
-            node = _resolved_node(value, resolve)
+            node = _resolved_node(value, resolve) or _resolved_job(value, resolve_job)
             if node is not None:
                 pairs[i] = (key, node)
                 changed = True
     return urlencode(pairs) if changed else None
+
+
+def _resolved_job(text: str, resolve_job: Any) -> str | None:
+    try:
+        node = NodeId.parse(text)
+    except ValueError:
+        return None
+    if node.type is not NodeType.JOB:
+        return None
+    found = resolve_job(node.namespace, node.name)
+    return str(NodeId(NodeType.JOB, found[0], found[1])) if found is not None else None
 
 
 def _resolved_node(text: str, resolve: Any) -> str | None:

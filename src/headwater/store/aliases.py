@@ -26,6 +26,7 @@ __all__ = [
     "record_rules",
     "rules_applied",
     "resolve",
+    "resolve_job",
     "rules_change",
     "rules_in_force",
     "symlinks",
@@ -95,6 +96,35 @@ def resolve(conn: sa.Connection, namespace: str, name: str) -> tuple[str, str] |
             return spelled, name
         found = _alias(conn, spelled, name)
     return found
+
+
+def resolve_job(
+    conn: sa.Connection, rules: NamespaceRules | None, namespace: str, name: str
+) -> tuple[str, str] | None:
+    """The job ``namespace``/``name`` became by a namespace-wide ``[[rename]]`` of
+    ``rules`` (with ``[jobs] apply_renames``), when it is not a job itself.
+
+    Jobs keep no alias rows: their renames are whole namespaces, so the rules in
+    force (:func:`rules_applied`) tell every raw job namespace.
+    """
+    if rules is None or not rules.job_renames:
+        return None
+    renamed = rules.job_namespace(namespace)
+    if renamed == namespace or _job_exists(conn, namespace, name):
+        return None
+    return (renamed, name) if _job_exists(conn, renamed, name) else None
+
+
+def _job_exists(conn: sa.Connection, namespace: str, name: str) -> bool:
+    j = t.jobs
+    return (
+        conn.scalar(
+            sa.select(j.c.id)
+            .join(_ns, _ns.c.id == j.c.namespace_id)
+            .where(_ns.c.name == namespace, j.c.name == name)
+        )
+        is not None
+    )
 
 
 def _dataset_exists(conn: sa.Connection, namespace: str, name: str) -> bool:
