@@ -94,11 +94,12 @@ def test_the_explorer_reads_bounded_v2_answers_once_and_expands_past_the_cut(
     assert_bounded_v2(recorder, MAX_NODES)
     assert len(recorder.lineage()) == 1
     assert_asked_once_each(recorder)
-    # gzip'd when the browser accepts it (Chromium does): the answer, the script bundle.
+    # gzip'd when the browser accepts it (Chromium does): the answer, the script and styles.
     lineage_url = next(u for u in recorder.api if "/api/v2/lineage" in u)
     assert recorder.encodings[lineage_url] == "gzip"
-    bundle = [u for u in recorder.encodings if re.search(r"/assets/index-[^/]+\.js$", u)]
-    assert bundle and all(recorder.encodings[u] == "gzip" for u in bundle), bundle
+    bundle = {u: recorder.encodings[u] for u in recorder.encodings if "/assets/index-" in u}
+    assert {u.rsplit(".", 1)[1] for u in bundle} == {"js", "css"}, bundle
+    assert set(bundle.values()) == {"gzip"}, bundle
 
     # Every node the server cut is marked on the graph, and only those.
     marked = {n["id"] for n in graph["nodes"] if "truncated" in n["classes"]}
