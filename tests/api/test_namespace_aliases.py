@@ -142,3 +142,21 @@ def test_a_job_asked_by_its_renamed_namespace(db_url: str) -> None:
             assert client.get("/api/v1/namespaces/platform/jobs/connector").status_code == 200
     finally:
         store.close()
+
+
+def test_the_check_endpoint_says_when_the_server_has_other_rules(db_url: str) -> None:
+    with Store.open(db_url) as store:
+        store.use_namespace_rules(RULES)
+        with TestClient(create_app(Settings(), store)) as client:
+            assert client.post("/api/v1/lineage", json=CONNECT).status_code == 200
+            body = client.get("/api/v2/namespaces/check").json()
+            assert body["rulesConfigured"] == body["rulesInForce"] == RULES.fingerprint
+            assert body["rulesChanged"] is None
+    other = parse_rules("[s3]\naliases = true\n")
+    with Store.open(db_url) as store:
+        assert store.use_namespace_rules(other) is not None
+        with TestClient(create_app(Settings(), store)) as client:
+            body = client.get("/api/v2/namespaces/check").json()
+    assert body["rulesInForce"] == RULES.fingerprint
+    assert body["rulesConfigured"] == other.fingerprint
+    assert "namespace rules changed since this store was derived" in body["rulesChanged"]

@@ -96,7 +96,7 @@ def test_check_then_rebuild_with_rules_merges_what_check_found(
     assert json.loads(out)["rulesInForce"] is not None
 
     # The rebuilt store equals one that took the events live with the rules, its
-    # location first (live, a table named first stays apart until a rebuild).
+    # location first.
     live = fresh_url("sqlite", request, tmp_path)
     events = write_events(tmp_path / "live.jsonl", CONNECT, SPARK, TRINO)
     code, _, err = cli("ingest", "--db", live, "--namespace-rules", str(rules), str(events))
@@ -140,6 +140,33 @@ def test_a_store_opened_with_other_rules_says_so(
         "`headwater rebuild --from-raw --namespace-rules FILE` derives "
         "the store again"
     )
+
+
+def test_check_says_when_the_rules_are_not_those_the_store_follows(
+    db_url: str, tmp_path: Path
+) -> None:
+    rules = tmp_path / "rules.toml"
+    rules.write_text(RULES)
+    events = write_events(tmp_path / "e.jsonl", CONNECT, SPARK)
+    code, _, err = cli("ingest", "--db", db_url, "--namespace-rules", str(rules), str(events))
+    assert code == 0, err
+    code, out, err = cli("namespaces", "check", "--db", db_url, "--namespace-rules", str(rules))
+    assert code == 0 and "WARNING" not in err, err
+    changed = tmp_path / "changed.toml"
+    changed.write_text(RULES.replace('"b2:9092"', '"b2:9092", "b3:9092"'))
+    for args in ([], ["--format", "json"]):
+        code, out, err = cli(
+            "namespaces", "check", "--db", db_url, "--namespace-rules", str(changed), *args
+        )
+        assert code == 0, err
+        assert err.startswith("WARNING: the namespace rules changed since this store was derived")
+        assert "headwater rebuild --from-raw --namespace-rules FILE" in err
+    answer = json.loads(out)
+    assert answer["rulesConfigured"] != answer["rulesInForce"] is not None
+    assert answer["rulesChanged"] == err.removeprefix("WARNING: ").strip()
+    # Without a rules file to compare with, --db reports none.
+    code, out, err = cli("namespaces", "check", "--db", db_url, "--format", "json")
+    assert "WARNING" not in err and json.loads(out)["rulesChanged"] is None
 
 
 def test_a_bad_rules_file_is_a_clear_error_naming_the_field(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ __all__ = [
     "resolve",
     "resolve_job",
     "rules_change",
+    "rules_differ",
     "rules_in_force",
     "symlinks",
     "symlinks_after",
@@ -180,6 +181,14 @@ def rules_change(engine: sa.Engine, rules: NamespaceRules | None) -> str | None:
         return None
     if empty:
         record_rules(engine, rules)
+        return None
+    return rules_differ(stored, configured)
+
+
+def rules_differ(stored: str | None, configured: str | None) -> str | None:
+    """The sentence saying the store follows rules ``stored`` while ``configured`` are
+    in force (fingerprints, None: no rules); None when they are the same."""
+    if stored == configured:
         return None
     return (
         f"the namespace rules changed since this store was derived (store: "

@@ -193,3 +193,5 @@ class NamespaceSuspect:
 class NamespaceCheck:
     suspects: tuple[NamespaceSuspect, ...]
     rulesInForce: str | None = None
+    rulesConfigured: str | None = None
+    rulesChanged: str | None = None  # set when the configured rules are not the store's
