@@ -20,6 +20,7 @@ from headwater.agent.rdds import RddSavePhase, save_facts
 from headwater.agent.run_model import RUN_FACET_SCHEMA, RunModel, iso_time, uuid7
 from headwater.agent.sources import CapturedDataset, VisitContext, Visited, visit_plan
 from headwater.agent.sources.kafka_schemas import declared_value_fields
+from headwater.agent.sources.schema_registry import registry_for
 from headwater.events import facets as F
 from headwater.events.model import PRODUCER, SCHEMA_URL
 
@@ -137,6 +138,7 @@ def plan_datasets(
     executed = executed if executed is not None else {}
     visited: Visited = visit_plan(ctx)
     _declared_values(visited, ctx)
+    _registered_values(visited, model)
     _resolve_namespaces([*visited.inputs, *visited.outputs], model)
     enabled = model.enabled
     catalog = _catalog_args(ctx, catalog_impl)
@@ -189,6 +191,27 @@ def _declared_values(visited: Visited, ctx: VisitContext) -> None:
         fields = declared.get((ds.namespace, ds.name))
         if fields is not None:
             ds.declared_value = fields
+
+
+def _registered_values(visited: Visited, model: RunModel) -> None:
+    """Give each topic whose ``value`` has no fields in the plan (bytes, or a string
+    the plan does not build from a struct) the fields of the value schema registered
+    for it, when a schema registry is configured."""
+    config = model.config
+    registry = registry_for(
+        getattr(config, "schema_registry_url", None),
+        getattr(config, "schema_registry_timeout", 2.0),
+    )
+    if registry is None:
+        return
+    for ds in (*visited.inputs, *visited.outputs):
+        if ds.dataset_type != "TOPIC" or not any(f[0] == "value" and not f[2] for f in ds.fields):
+            continue
+        registered = registry.value_fields(ds.name)
+        if registered:
+            ds.fields = [
+                ("value", "struct", registered) if f[0] == "value" else f for f in ds.fields
+            ]
 
 
 def _lineage_leaves(

@@ -117,6 +117,8 @@ SPARK_CONF_KEYS: tuple[str, ...] = (
     "spark.headwater.sourceCode.version",
     "spark.headwater.sourceCode.path",
     "spark.headwater.streaming.progressInterval",
+    "spark.headwater.kafka.schemaRegistry.url",
+    "spark.headwater.kafka.schemaRegistry.timeoutSeconds",
 )
 
 #: Every environment variable the parser reads.
@@ -407,6 +409,10 @@ class AgentConfig:
     streaming_progress_interval: float = 60.0
     #: Driver-local stream sinks (``memory``, ``console``) left out of a query's outputs.
     streaming_ignored_sinks: tuple[str, ...] = ()
+    #: Base URL of a schema registry's Confluent-compatible API, asked for topics' value schemas.
+    schema_registry_url: str | None = None
+    #: Seconds one schema registry request may take (it runs on the listener thread).
+    schema_registry_timeout: float = 2.0
 
     def facet_enabled(self, name: str) -> bool:
         """Whether facet ``name`` (as the listener names it) should be emitted."""
@@ -537,5 +543,13 @@ class AgentConfig:
             ),
             streaming_ignored_sinks=tuple(
                 s.lower() for s in parse_list(conf("streaming.ignoredSinks") or "")
+            ),
+            schema_registry_url=(spark_conf.get(_HW + "kafka.schemaRegistry.url") or "").strip()
+            or None,
+            schema_registry_timeout=_parse_number(
+                spark_conf.get(_HW + "kafka.schemaRegistry.timeoutSeconds"),
+                2.0,
+                _HW + "kafka.schemaRegistry.timeoutSeconds",
+                minimum=0.1,
             ),
         )
