@@ -16,9 +16,11 @@ from hypothesis import strategies as st
 
 from headwater.events.parse import parse_event
 from headwater.store import Store, aliases, namespace_check
+from headwater.store import store as store_module
 from headwater.store import tables as t
+from headwater.store.extract import Facts
 from headwater.store.keys import dataset_node
-from headwater.store.namespace_rules import parse_rules
+from headwater.store.namespace_rules import Normaliser, parse_rules
 from tests.store.dump import dump
 
 RULES = parse_rules("""
@@ -232,4 +234,21 @@ def test_any_order_and_batching_makes_one_store(
     with _fresh(db_url) as store:
         for lot in _lots([EVENTS[i] for i in order], cuts):
             _record(store, lot)
+        assert _lineage_dump(store) == expected
+
+
+def test_a_batch_gathered_before_another_batch_carried_the_link_is_folded(db_url: str) -> None:
+    # Server threads gather their batch's facts before taking the write lock: a
+    # batch naming the table can be gathered before another thread's batch
+    # carrying the link is written, and be written after it.
+    with _fresh(db_url) as linked_first:
+        _record(linked_first, [SPARK, LOADER])
+        expected = _lineage_dump(linked_first)
+    with _fresh(db_url) as store:
+        loader = [parse_event(json.loads(json.dumps(LOADER)))]
+        gathered = Facts.of(loader, Normaliser(RULES))
+        _record(store, [SPARK])
+        lot = store_module._Lot(loader, gathered)
+        store._submit(lot)
+        assert lot.error is None
         assert _lineage_dump(store) == expected

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import sqlalchemy as sa
@@ -61,14 +62,21 @@ def fold_linked_names(
     sql: Statements,
     dataset_ids: IdCache,
     namespace_ids: IdCache,
+    written: Iterable[DatasetKey] = (),
 ) -> int:
-    """Fold every stored dataset that a symlink of ``events`` names into its target.
+    """Fold every stored dataset that a symlink of ``events`` names into its target,
+    and each of ``written`` (the datasets the batch wrote) that a symlink learnt
+    since its facts were gathered names (a batch prepared while another carried
+    the link).
 
     Returns how many datasets were folded.
     """
     folded = 0
+    links = {key: target for key in written if (target := names.dataset(key)) != key}
     for _ in range(_MAX_ROUNDS):
-        found = _stored_identifiers(conn, _links(events, names))
+        links.update(_links(events, names))
+        found = _stored_identifiers(conn, links)
+        links = {}
         if not found:
             break
         hashes: set[str] = set()
@@ -139,8 +147,10 @@ def _read_events(conn: sa.Connection, hashes: set[str]) -> list[ParsedEvent]:
     out: list[ParsedEvent] = []
     e = t.events
     for part in chunks(sorted(hashes)):
-        for (payload,) in conn.execute(sa.select(e.c.payload).where(e.c.event_hash.in_(part))):
-            out.append(parse_event(json.loads(payload)))
+        query = sa.select(e.c.event_hash, e.c.payload).where(e.c.event_hash.in_(part))
+        for row in conn.execute(query):
+            # The hash the event is stored under, whatever this release's parser makes.
+            out.append(replace(parse_event(json.loads(row.payload)), event_hash=row.event_hash))
     return out
 
 

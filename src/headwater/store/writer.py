@@ -123,7 +123,8 @@ class Writer:
         declared_io.record(conn, new, self.names)
         if self.names is not None and self.names.rules.resolve_symlinks:
             fold.fold_linked_names(conn, new, self.names, self._rewrite, self.sql,
-                                   self.dataset_ids, self.namespace_ids)
+                                   self.dataset_ids, self.namespace_ids,
+                                   facts.table_rows(rules.DATASETS))
         return {ev.event_hash for ev in new}
 
     def _rewrite(self, conn: sa.Connection, events: Sequence[ParsedEvent]) -> None:
