@@ -24,8 +24,8 @@ import sqlalchemy as sa
 from headwater.events.parse import ParsedEvent
 from headwater.store import declared_io, derive, dialects, fold, producers, rules
 from headwater.store import tables as t
-from headwater.store.driver.bulk import copy_rows
 from headwater.store.chunking import chunks
+from headwater.store.driver.bulk import copy_rows
 from headwater.store.extract import Facts
 from headwater.store.keys import DatasetKey
 from headwater.store.namespace_rules import Normaliser
@@ -169,10 +169,12 @@ class Writer:
         self._resolve(conn, self.tag_ids, tags.keys(), _TAG_IDS, t.tags.c.name)
 
         ds, job, tag = self.dataset_ids.get, self.job_ids.get, self.tag_ids.get
-        self.sql.upsert(conn, rules.RUNS, _with_ids(facts.table_rows(rules.RUNS), ("job", "job_id", job)))
+        self.sql.upsert(conn, rules.RUNS,
+                        _with_ids(facts.table_rows(rules.RUNS), ("job", "job_id", job)))
         for rule in (rules.DATASET_VERSIONS, rules.RUN_INPUTS, rules.RUN_OUTPUTS,
                      rules.DATASET_SYMLINKS):
-            self.sql.upsert(conn, rule, _with_ids(facts.table_rows(rule), ("dataset", "dataset_id", ds)))
+            self.sql.upsert(conn, rule,
+                            _with_ids(facts.table_rows(rule), ("dataset", "dataset_id", ds)))
         self.sql.upsert(conn, rules.COLUMN_LINEAGE, _with_ids(
             facts.table_rows(rules.COLUMN_LINEAGE), ("target", "target_dataset_id", ds),
             ("source", "source_dataset_id", ds)))
