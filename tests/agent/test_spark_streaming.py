@@ -148,8 +148,9 @@ def test_streams_into_delta_by_path_and_by_table_name(spark, lineage, tmp_path: 
     from headwater import naming
 
     source = tmp_path / "in"
-    spark.range(3).write.parquet(str(source))
-    stream = spark.readStream.schema("id long").parquet(str(source))
+    # Two files read one per micro-batch: each run commits two table versions.
+    spark.range(4).repartition(2).write.parquet(str(source))
+    stream = spark.readStream.schema("id long").option("maxFilesPerTrigger", 1).parquet(str(source))
     by_path = tmp_path / "delta"
     query = (
         stream.writeStream.format("delta")
@@ -169,6 +170,10 @@ def test_streams_into_delta_by_path_and_by_table_name(spark, lineage, tmp_path: 
         )
         assert query.awaitTermination(120)
         location = spark.sql(f"DESCRIBE DETAIL {table}").collect()[0]["location"]
+        versions = [
+            spark.sql(f"DESCRIBE HISTORY {name}").agg({"version": "max"}).collect()[0][0]
+            for name in (f"delta.`{by_path}`", table)
+        ]
         runs = list(_runs(lineage.events()).values())
     finally:
         spark.sql(f"DROP TABLE {table}")
@@ -186,6 +191,42 @@ def test_streams_into_delta_by_path_and_by_table_name(spark, lineage, tmp_path: 
     assert "symlinks" not in runs[0][-1]["outputs"][0]["facets"]
     (link,) = runs[1][-1]["outputs"][0]["facets"]["symlinks"]["identifiers"]
     assert (link["name"], link["type"]) == (f"default.{table}", "TABLE")
+    # Each run's COMPLETE gives the table the version its last micro-batch committed,
+    # as a batch write's event does; its START, before any commit of its own, none.
+    assert versions == [1, 2]
+    for run, version in zip(runs, versions, strict=True):
+        assert "version" not in run[0]["outputs"][0]["facets"]
+        assert run[-1]["outputs"][0]["facets"]["version"]["datasetVersion"] == str(version)
+        assert run[-1]["run"]["facets"]["spark_streaming"]["progress"]["batches"] == 2
+
+
+@needs_connectors("delta")
+def test_a_delta_stream_s_running_events_carry_the_versions_it_committed(spark, tmp_path: Path):
+    source, table = tmp_path / "in", tmp_path / "delta"
+    spark.range(6).repartition(3).write.parquet(str(source))
+    tracker = Lineage(spark, tmp_path / "events.jsonl", streaming_progress_interval=0.0)
+    try:
+        query = (
+            spark.readStream.schema("id long").option("maxFilesPerTrigger", 1).parquet(str(source))
+            .writeStream.format("delta")
+            .option("checkpointLocation", str(tmp_path / "checkpoint"))
+            .trigger(availableNow=True)
+            .start(str(table))
+        )
+        assert query.awaitTermination(120)
+        run = _one_run(tracker.events())
+    finally:
+        tracker.close()
+    _assert_lifecycle(run)
+    # A RUNNING after each micro-batch (interval 0): each names a version of this
+    # run's three commits, never going back; the COMPLETE the last one.
+    versions = [
+        e["outputs"][0]["facets"].get("version", {}).get("datasetVersion") for e in run
+    ]
+    assert versions[0] is None and versions[-1] == "2", versions
+    running = [int(v) for v in versions[1:-1]]
+    assert len(running) >= 3 and running == sorted(running), versions
+    assert set(running) <= {0, 1, 2}, versions
 
 
 def test_a_failing_query_ends_in_fail_with_its_error(spark, lineage, tmp_path: Path):

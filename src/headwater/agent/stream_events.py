@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,7 @@ from headwater.agent.plan import PlanNode
 from headwater.agent.run_model import RUN_FACET_SCHEMA, RunModel, iso_time
 from headwater.agent.sources import VisitContext
 from headwater.agent.sources.common import MicroBatch
-from headwater.agent.sources.registry import STREAM_WRITE, stream_sink_facts
+from headwater.agent.sources.registry import STREAM_WRITE, stream_sink_facts, stream_sink_version
 from headwater.events import facets as F
 from headwater.events.model import PRODUCER, SCHEMA_URL
 
@@ -41,6 +42,7 @@ __all__ = [
     "merge_datasets",
     "progress_summary",
     "stream_event",
+    "with_version",
 ]
 
 logger = logging.getLogger(__name__)
@@ -65,6 +67,9 @@ class StreamCapture:
     #: The sink's facts, as a save's (``options``, ``data_source``, ``query_schema``).
     sink: dict[str, Any]
     trigger: str | None = None
+    #: Reads the version the sink's table is at after its latest commit (py4j), for a
+    #: sink into a versioned table format (Delta); ``None`` for any other sink.
+    sink_version: Callable[[], str] | None = None
 
 
 @dataclass
@@ -101,6 +106,8 @@ class StreamRun:
     micro_batch: MicroBatch | None = None
     #: ``(namespace, name)`` of the datasets the query itself reads.
     own_inputs: set[tuple[str, str]] = field(default_factory=set)
+    #: ``(namespace, name)`` of the datasets its sink writes (not its ``foreachBatch``'s).
+    sink_outputs: set[tuple[str, str]] = field(default_factory=set)
     #: Kafka offsets read, topic -> partition -> [from, until): since the run
     #: started, and since the last RUNNING was handed over.
     #: A partition's first micro-batch that reported no start (it began at the
@@ -230,7 +237,13 @@ def capture_stream(execution: Any, relations: RelationCache | None = None) -> St
         options = _write_options(execution)
     except Exception:
         logger.debug("no write options on %s", execution, exc_info=True)
-    sink = stream_sink_facts(execution.sink(), options)
+    jsink = execution.sink()
+    sink = stream_sink_facts(jsink, options)
+    sink_version = None
+    try:
+        sink_version = stream_sink_version(jsink)
+    except Exception:
+        logger.debug("no table version reader for %s", jsink, exc_info=True)
     try:
         # A memory sink's table is named by the query (its queryName).
         name = execution.name()
@@ -247,7 +260,7 @@ def capture_stream(execution: Any, relations: RelationCache | None = None) -> St
         trigger = str(execution.trigger().toString())
     except Exception:
         logger.debug("no trigger", exc_info=True)
-    return StreamCapture(plan, sink, trigger)
+    return StreamCapture(plan, sink, trigger, sink_version)
 
 
 def visit_context(
@@ -296,6 +309,13 @@ def merge_datasets(held: list[dict[str, Any]], found: list[dict[str, Any]]) -> b
             held.append(kept)
             added = True
     return added
+
+
+def with_version(dataset: dict[str, Any], version: str) -> dict[str, Any]:
+    """A copy of ``dataset`` with the ``version`` facet ``version`` (events already
+    handed to the emitter keep the dataset they were given)."""
+    facets = {**(dataset.get("facets") or {}), "version": F.version_facet(version)}
+    return {**dataset, "facets": facets}
 
 
 def _source(source: dict[str, Any]) -> dict[str, Any]:

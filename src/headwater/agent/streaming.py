@@ -20,7 +20,9 @@ The run model:
   interval has passed — never one per micro-batch — with the progress so far;
 * COMPLETE when the query stops (a ``Trigger.AvailableNow`` or ``once`` query
   that has read everything, a ``stop()``), FAIL with the error when it fails,
-  and at application exit the same for a query still running then.
+  and at application exit the same for a query still running then;
+* on RUNNING and at the end, a sink into a Delta table carries the ``version``
+  its latest micro-batch committed, read then (two py4j calls an event).
 
 A ``foreachBatch`` function's writes belong to the query's run, not to runs of
 their own: each micro-batch runs in the query's own clone of the session, so
@@ -55,6 +57,7 @@ from headwater.agent.stream_events import (
     merge_datasets,
     stream_event,
     visit_context,
+    with_version,
 )
 
 __all__ = ["StreamStep", "StreamingLineage", "StreamingListener", "streaming_run_id"]
@@ -254,6 +257,7 @@ class StreamingLineage:
             self._start(run)
         elif step.kind == "RUNNING":
             if run.started and not run.ended:
+                self._note_sink_version(run)
                 self._emit(stream_event(run, self._model, "RUNNING", step.when, offsets=step.offsets))
         elif not step.settled and run.session_id is not None:
             # The writes of the query's last micro-batches may still be on Spark's
@@ -313,6 +317,7 @@ class StreamingLineage:
                     ignored = self._ignored_sinks
                     run.outputs = [o for o in run.outputs if o["namespace"] not in ignored]
                 run.own_inputs = {(d["namespace"], d["name"]) for d in run.inputs}
+                run.sink_outputs = {(d["namespace"], d["name"]) for d in run.outputs}
                 columns = [
                     str(f.get("name"))
                     for f in (run.capture.sink.get("query_schema") or {}).get("fields", [])
@@ -348,7 +353,25 @@ class StreamingLineage:
         if run.session_id is not None:
             self._by_session.pop(run.session_id, None)
         event_type = "FAIL" if error is not None else "COMPLETE"
+        self._note_sink_version(run)
         self._emit(stream_event(run, self._model, event_type, when, error))
+
+    def _note_sink_version(self, run: StreamRun) -> None:
+        """Give the sink's table its version after the run's latest micro-batch commit
+        (a Delta table's), read once per RUNNING and at the end, not per micro-batch;
+        before the run's first micro-batch the table holds no commit of this run."""
+        reader = run.capture.sink_version if run.capture is not None else None
+        if reader is None or run.batches == 0 or not self._model.enabled("version"):
+            return
+        try:
+            version = reader()
+        except Exception as exc:
+            self._log_once("reading a streaming sink's table version", exc)
+            return
+        run.outputs = [
+            with_version(d, version) if (d["namespace"], d["name"]) in run.sink_outputs else d
+            for d in run.outputs
+        ]
 
     def close(self, error: BaseException | None = None) -> None:
         """End every run still open, as the application ends: COMPLETE, or FAIL with

@@ -30,6 +30,7 @@ __all__ = [
     "ReadVisitor",
     "SourceFamily",
     "StreamSinkLookup",
+    "StreamSinkVersion",
     "TablePin",
     "WriteVisitor",
 ]
@@ -45,6 +46,9 @@ OptionDatasets = Callable[[Mapping[str, str], list[Any]], list[CapturedDataset]]
 #: A streaming query's sink (a ``Table``) and its write options -> plain facts: a
 #: ``location``, or a ``table_class`` and ``options`` that name the datasets.
 StreamSinkLookup = Callable[[Any, Mapping[str, str]], dict[str, Any]]
+#: A streaming query's sink -> a reader of the table version its latest commit left
+#: (made once when the query starts; the reader is called per RUNNING and at the end).
+StreamSinkVersion = Callable[[Any], Callable[[], str]]
 
 
 @dataclass(frozen=True)
@@ -105,3 +109,6 @@ class SourceFamily:
     #: Class of a Structured Streaming query's sink (``FileStreamSink``, a Kafka
     #: table) -> look-up of what it writes, given the sink and the query's options.
     stream_sinks: Mapping[str, StreamSinkLookup] = field(default_factory=dict)
+    #: Class of a streaming sink into a table format (a ``DeltaSink``) -> the reader of
+    #: the version its micro-batches committed (see :data:`StreamSinkVersion`).
+    stream_sink_versions: Mapping[str, StreamSinkVersion] = field(default_factory=dict)

@@ -15,7 +15,7 @@ its family's ``stream_sinks`` look-up gives the facts a save would have, on a
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from headwater.agent.plan import PlanNode, short_class
@@ -39,6 +39,7 @@ from headwater.agent.sources.family import (
     ReadVisitor,
     SourceFamily,
     StreamSinkLookup,
+    StreamSinkVersion,
     TablePin,
     WriteVisitor,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "read_datasets",
     "relation_facts",
     "stream_sink_facts",
+    "stream_sink_version",
     "write_outputs",
 ]
 
@@ -92,6 +94,7 @@ _SAVE_LOOKUPS: Mapping[str, Lookup] = _merged("save_lookups")
 _TABLE_PROVIDER_LOOKUPS: Mapping[str, Lookup] = _merged("table_provider_lookups")
 _FILE_INDEX_LOOKUPS: Mapping[str, Lookup] = _merged("file_index_lookups")
 _STREAM_SINKS: Mapping[str, StreamSinkLookup] = _merged("stream_sinks")
+_STREAM_SINK_VERSIONS: Mapping[str, StreamSinkVersion] = _merged("stream_sink_versions")
 
 #: The root a streaming query's plan is visited under: the class of Spark's own
 #: ``WriteToStream``, whose facts are its sink's (see :func:`stream_sink_facts`).
@@ -157,6 +160,13 @@ def stream_sink_facts(sink: Any, options: Mapping[str, str]) -> dict[str, Any]:
     if lookup is not None:
         facts.update(lookup(sink, options))
     return facts
+
+
+def stream_sink_version(sink: Any) -> Callable[[], str] | None:
+    """The reader of the table version a streaming sink committed last; ``None`` for a
+    sink into no versioned table format. May raise (py4j), as a look-up may."""
+    make = _STREAM_SINK_VERSIONS.get(short_class(str(sink.getClass().getName())))
+    return None if make is None else make(sink)
 
 
 def save_facts(node: Any) -> dict[str, Any]:
