@@ -10,12 +10,13 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from headwater.events.parse import parse_event
-from headwater.store import Store, aliases, namespace_check
+from headwater.store import Store, aliases, fold, namespace_check, tags
 from headwater.store import store as store_module
 from headwater.store import tables as t
 from headwater.store.extract import Facts
@@ -252,3 +253,47 @@ def test_a_batch_gathered_before_another_batch_carried_the_link_is_folded(db_url
         store._submit(lot)
         assert lot.error is None
         assert _lineage_dump(store) == expected
+
+
+def test_tags_put_on_the_table_by_hand_move_to_its_location(db_url: str) -> None:
+    with _fresh(db_url) as store:
+        _record(store, [LOADER])
+        tags.create_tag(store.engine, "gold", None)
+        tags.assign_tag(store.engine, "gold", dataset_node("hive://metastore", "silver.orders"))
+        tags.assign_tag(store.engine, "gold", "datasetField:hive://metastore:silver.orders:id")
+        _record(store, [SPARK])
+        with store.engine.connect() as conn:
+            assigned = {
+                (row.subject, row.source) for row in conn.execute(sa.select(t.tag_assignments))
+            }
+        assert assigned == {
+            ("dataset:s3://lake:silver/orders", "api"),
+            ("datasetField:s3://lake:silver/orders:id", "api"),
+            # The loader's own tag, written again under the location's name.
+            ("dataset:s3://lake:silver/orders", "loader"),
+        }
+
+
+def test_a_table_another_process_stored_apart_is_folded_by_a_later_link(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Looked-up identifiers are not looked up again for a while: at 0 s, at once.
+    monkeypatch.setattr(fold, "RECHECK_SECONDS", 0.0)
+    with _fresh(db_url) as store:
+        other = Store.open(db_url)
+        other.use_namespace_rules(RULES)  # reads the store's symlinks now: none yet
+        try:
+            _record(store, [SPARK])
+            _record(other, [LOADER])  # before it reads the link the first store stored
+            assert ("hive://metastore", "silver.orders") in _datasets(store)
+        finally:
+            other.close()
+        _record(store, [{**SPARK, "run": {"runId": f"{RUN}09"}}])
+        assert ("hive://metastore", "silver.orders") not in _datasets(store)
+        with store.engine.connect() as conn:
+            loader_output = conn.scalar(
+                sa.select(t.datasets.c.name)
+                .join(t.run_outputs, t.run_outputs.c.dataset_id == t.datasets.c.id)
+                .where(t.run_outputs.c.run_uuid == f"{RUN}05")
+            )
+        assert loader_output == "silver/orders"

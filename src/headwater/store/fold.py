@@ -26,7 +26,9 @@ dataset, and every later event naming it lands on the location.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -42,7 +44,7 @@ from headwater.store.keys import DatasetKey, dataset_node
 from headwater.store.namespace_rules import Normaliser, symlink_identifiers
 from headwater.store.statements import IdCache, Statements
 
-__all__ = ["fold_linked_names"]
+__all__ = ["RECHECK_SECONDS", "fold_linked_names"]
 
 #: Writes the facts of events again (the writer's path, names through the rules).
 Rewrite = Callable[[sa.Connection, Sequence[ParsedEvent]], None]
@@ -52,6 +54,10 @@ Rewrite = Callable[[sa.Connection, Sequence[ParsedEvent]], None]
 _MAX_ROUNDS = 16
 
 _ds, _ns = t.datasets, t.namespaces
+
+#: How long an identifier a batch's symlinks carry is not looked up again.
+RECHECK_SECONDS = 5.0
+_CHECKED_MAX = 100_000
 
 
 def fold_linked_names(
@@ -63,18 +69,30 @@ def fold_linked_names(
     dataset_ids: IdCache,
     namespace_ids: IdCache,
     written: Iterable[DatasetKey] = (),
+    checked: dict[DatasetKey, float] | None = None,
 ) -> int:
     """Fold every stored dataset that a symlink of ``events`` names into its target,
     and each of ``written`` (the datasets the batch wrote) that a symlink learnt
     since its facts were gathered names (a batch prepared while another carried
     the link).
 
+    ``checked`` (identifier -> when it was last looked up, kept by the caller)
+    spares a batch the lookup of identifiers looked up in the last
+    :data:`RECHECK_SECONDS`: once a process knows a link, none of its events
+    stores the identifier as a dataset again, so only another process (not
+    knowing the link yet) can, and its table is folded by a batch carrying the
+    link after that.
+
     Returns how many datasets were folded.
     """
     folded = 0
     links = {key: target for key in written if (target := names.dataset(key)) != key}
-    for _ in range(_MAX_ROUNDS):
-        links.update(_links(events, names))
+    now = time.monotonic()
+    for round_ in range(_MAX_ROUNDS):
+        carried = _links(events, names)
+        if round_ == 0 and checked is not None:
+            carried = _not_checked_lately(carried, checked, now)
+        links.update(carried)
         found = _stored_identifiers(conn, links)
         links = {}
         if not found:
@@ -83,14 +101,29 @@ def fold_linked_names(
         for (key, dataset_id), _target in found.items():
             hashes |= _events_of(conn, key, dataset_id)
         again = _read_events(conn, hashes)
-        for (key, dataset_id), _target in found.items():
-            _delete(conn, key, dataset_id, names, sql, dataset_ids, namespace_ids)
+        for (key, dataset_id), target in found.items():
+            _delete(conn, key, dataset_id, target, names, sql, dataset_ids, namespace_ids)
         for part in chunks(sorted(hashes)):
             conn.execute(sa.delete(t.event_subjects).where(t.event_subjects.c.event_hash.in_(part)))
         rewrite(conn, again)
         folded += len(found)
         events = again
     return folded
+
+
+def _not_checked_lately(
+    links: dict[DatasetKey, DatasetKey], checked: dict[DatasetKey, float], now: float
+) -> dict[DatasetKey, DatasetKey]:
+    """``links`` without those looked up in the last :data:`RECHECK_SECONDS` (the
+    others are marked as looked up now)."""
+    if len(checked) > _CHECKED_MAX:
+        checked.clear()
+    out = {}
+    for key, target in links.items():
+        if now - checked.get(key, -RECHECK_SECONDS) >= RECHECK_SECONDS:
+            checked[key] = now
+            out[key] = target
+    return out
 
 
 def _links(events: Iterable[ParsedEvent], names: Normaliser) -> dict[DatasetKey, DatasetKey]:
@@ -158,12 +191,14 @@ def _delete(
     conn: sa.Connection,
     key: DatasetKey,
     dataset_id: int,
+    target: DatasetKey,
     names: Normaliser,
     sql: Statements,
     dataset_ids: IdCache,
     namespace_ids: IdCache,
 ) -> None:
-    """Delete every row derived under dataset ``key`` (id ``dataset_id``)."""
+    """Delete every row derived under dataset ``key`` (id ``dataset_id``), which
+    becomes ``target``."""
     v, f = t.dataset_versions, t.facets
     versions = list(conn.scalars(sa.select(v.c.uuid).where(v.c.dataset_id == dataset_id)))
     for part in chunks(versions):
@@ -195,26 +230,48 @@ def _delete(
         v,
     ):
         conn.execute(sa.delete(table).where(table.c.dataset_id == dataset_id))
-    _repoint_subjects(conn, key)
+    _move_tags(conn, key, target)
     namespace_id = conn.scalar(sa.select(_ds.c.namespace_id).where(_ds.c.id == dataset_id))
     conn.execute(sa.delete(_ds).where(_ds.c.id == dataset_id))
     dataset_ids.forget(key)
     _tidy_namespace(conn, key[0], namespace_id, namespace_ids, names, sql)
 
 
-def _repoint_subjects(conn: sa.Connection, key: DatasetKey) -> None:
-    """Tags set on the table (by its events or by hand) move with it: the events'
-    are written again under the new name, so theirs are deleted here."""
+def _move_tags(conn: sa.Connection, key: DatasetKey, target: DatasetKey) -> None:
+    """Tags on the table and its fields: those its events carried are deleted (the
+    events write them again under the new name); those put by hand through the API
+    (the hash :func:`headwater.store.tags.assign_tag` gives them) move to the target."""
     ta = t.tag_assignments
-    node = dataset_node(*key)
-    conn.execute(
-        sa.delete(ta).where(
-            sa.or_(
-                ta.c.subject == node,
-                ta.c.subject.startswith(f"datasetField:{key[0]}:{key[1]}:", autoescape=True),
-            )
+    node, field_prefix = dataset_node(*key), f"datasetField:{key[0]}:{key[1]}:"
+    on_table = sa.or_(ta.c.subject == node, ta.c.subject.startswith(field_prefix, autoescape=True))
+    rows = (
+        conn.execute(
+            sa.select(ta, t.tags.c.name.label("tag"))
+            .join(t.tags, t.tags.c.id == ta.c.tag_id)
+            .where(on_table)
         )
+        .mappings()
+        .all()
     )
+    conn.execute(sa.delete(ta).where(on_table))
+    for row in rows:
+        if row["tag_hash"] != _hand_set_hash(row["tag"], row["subject"]):
+            continue
+        if row["subject"] == node:
+            subject = dataset_node(*target)
+        else:
+            subject = f"datasetField:{target[0]}:{target[1]}:{row['subject'][len(field_prefix) :]}"
+        moved = {c: row[c] for c in ta.c.keys() if c != "id"}
+        moved.update(subject=subject, tag_hash=_hand_set_hash(row["tag"], subject))
+        taken = conn.scalar(
+            sa.select(ta.c.id).where(ta.c.tag_id == row["tag_id"], ta.c.subject == subject)
+        )
+        if taken is None:
+            conn.execute(ta.insert().values(**moved))
+
+
+def _hand_set_hash(tag: str, subject: str) -> str:
+    return hashlib.sha256(f"api:{tag}:{subject}".encode()).hexdigest()
 
 
 def _tidy_namespace(

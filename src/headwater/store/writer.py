@@ -59,6 +59,8 @@ class Writer:
         self._insert_event = self._insert_event_plain.returning(t.events.c.event_hash)
         #: The namespace rules every batch's names go through (None: names as sent).
         self.names: Normaliser | None = None
+        #: Symlink identifiers ``fold`` looked up lately, and when.
+        self._links_checked: dict[DatasetKey, float] = {}
 
     def commit(self) -> None:
         for cache in self._caches:
@@ -124,7 +126,7 @@ class Writer:
         if self.names is not None and self.names.rules.resolve_symlinks:
             fold.fold_linked_names(conn, new, self.names, self._rewrite, self.sql,
                                    self.dataset_ids, self.namespace_ids,
-                                   facts.table_rows(rules.DATASETS))
+                                   facts.table_rows(rules.DATASETS), self._links_checked)
         return {ev.event_hash for ev in new}
 
     def _rewrite(self, conn: sa.Connection, events: Sequence[ParsedEvent]) -> None:
