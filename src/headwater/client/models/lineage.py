@@ -89,6 +89,9 @@ class DirectedLineage:
     nodes: tuple[LineageNode, ...]
     edges: tuple[LineageEdge, ...]
     asOf: datetime | None = None
+    #: Nodes kept in the answer that have neighbours ``maxNodes`` left out: ask for one
+    #: of them to reach past the cut.
+    truncatedNodes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
