@@ -336,11 +336,15 @@ def test_delete_of_whole_partitions_is_a_metadata_delete_of_the_table(ice, linea
 
 def test_a_stream_into_an_iceberg_table_by_name_writes_that_table(ice, lineage, tmp_path) -> None:
     source = tmp_path / "events"
-    ice.range(4).selectExpr("id", "CAST(id * 2 AS STRING) AS doubled").write.parquet(str(source))
+    # Two files read one per micro-batch: the stream commits two snapshots.
+    ice.range(4).repartition(2).selectExpr("id", "CAST(id * 2 AS STRING) AS doubled").write.parquet(
+        str(source)
+    )
     ice.sql(f"CREATE TABLE {NAMESPACE}.src (id BIGINT, doubled STRING) USING iceberg")
     before = len(lineage.events())
     query = (
         ice.readStream.schema("id long, doubled string")
+        .option("maxFilesPerTrigger", 1)
         .parquet(str(source))
         .writeStream.format("iceberg")
         .option("checkpointLocation", str(tmp_path / "checkpoint"))
@@ -357,4 +361,9 @@ def test_a_stream_into_an_iceberg_table_by_name_writes_that_table(ice, lineage, 
     (output,) = streamed[-1]["outputs"]
     _assert_table(output, "src")
     assert _lineage(output, "doubled") == {("events", "doubled")}
-    assert "version" not in output["facets"]
+    # The COMPLETE gives the table the snapshot the last micro-batch committed, as a
+    # batch write's event does; the START, before any commit of the stream, none.
+    snapshots = _snapshots(ice, "src")
+    assert len(snapshots) == 2
+    assert _version(output) == snapshots[-1]
+    assert "version" not in streamed[0]["outputs"][0]["facets"]

@@ -68,7 +68,7 @@ class StreamCapture:
     sink: dict[str, Any]
     trigger: str | None = None
     #: Reads the version the sink's table is at after its latest commit (py4j), for a
-    #: sink into a versioned table format (Delta); ``None`` for any other sink.
+    #: sink into a versioned table format (Delta, Iceberg); ``None`` for any other sink.
     sink_version: Callable[[], str] | None = None
 
 

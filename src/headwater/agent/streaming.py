@@ -21,8 +21,8 @@ The run model:
 * COMPLETE when the query stops (a ``Trigger.AvailableNow`` or ``once`` query
   that has read everything, a ``stop()``), FAIL with the error when it fails,
   and at application exit the same for a query still running then;
-* on RUNNING and at the end, a sink into a Delta table carries the ``version``
-  its latest micro-batch committed, read then (two py4j calls an event).
+* on RUNNING and at the end, a sink into a Delta or Iceberg table carries the
+  ``version`` its latest micro-batch committed, read then (two py4j calls an event).
 
 A ``foreachBatch`` function's writes belong to the query's run, not to runs of
 their own: each micro-batch runs in the query's own clone of the session, so
@@ -358,7 +358,7 @@ class StreamingLineage:
 
     def _note_sink_version(self, run: StreamRun) -> None:
         """Give the sink's table its version after the run's latest micro-batch commit
-        (a Delta table's), read once per RUNNING and at the end, not per micro-batch;
+        (a Delta or Iceberg table's), read once per RUNNING and at the end, not per micro-batch;
         before the run's first micro-batch the table holds no commit of this run."""
         reader = run.capture.sink_version if run.capture is not None else None
         if reader is None or run.batches == 0 or not self._model.enabled("version"):

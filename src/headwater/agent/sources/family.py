@@ -109,6 +109,7 @@ class SourceFamily:
     #: Class of a Structured Streaming query's sink (``FileStreamSink``, a Kafka
     #: table) -> look-up of what it writes, given the sink and the query's options.
     stream_sinks: Mapping[str, StreamSinkLookup] = field(default_factory=dict)
-    #: Class of a streaming sink into a table format (a ``DeltaSink``) -> the reader of
-    #: the version its micro-batches committed (see :data:`StreamSinkVersion`).
+    #: Class of a streaming sink into a table format (a ``DeltaSink``, an Iceberg
+    #: ``SparkTable``) -> the reader of the version its micro-batches committed (see
+    #: :data:`StreamSinkVersion`).
     stream_sink_versions: Mapping[str, StreamSinkVersion] = field(default_factory=dict)

@@ -11,6 +11,10 @@ A write's or a create's table is pinned when Spark reports the command
 immutable, so the snapshot it names is the one the command committed, and its
 location and schema the table's then, whatever the job commits, alters or
 drops before the action is captured.
+
+A stream into an Iceberg table (``toTable``) commits one snapshot per
+micro-batch; ``stream_sink_versions`` reads the snapshot the latest one left,
+in the value format of a batch write's ``version``.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 from headwater.agent.py4j.chains import JvmChain, chained, jvm_of
@@ -215,6 +220,23 @@ def _table_facts(table: Any, pinned: Any) -> dict[str, Any]:
     return facts
 
 
+def _stream_sink_version(sink: Any) -> Callable[[], str]:
+    """The reader of the snapshot a stream's latest micro-batch committed to an Iceberg
+    ``SparkTable`` sink: the current snapshot (the written branch's head) of the table
+    object the stream's writes commit through, whose own commits advance it (the
+    table is looked up once; each read is two py4j calls)."""
+    table = sink.table()
+    branch = _branch(sink)
+
+    def read() -> str:
+        snapshot = table.currentSnapshot() if branch is None else table.snapshot(branch)
+        if snapshot is None:
+            raise LookupError(f"no snapshot in {table}")
+        return str(snapshot.snapshotId())
+
+    return read
+
+
 FAMILY = SourceFamily(
     name="iceberg",
     v2_table_lookups={
@@ -228,4 +250,5 @@ FAMILY = SourceFamily(
         # The table an atomic CTAS/RTAS wrote, pinned by the command (dsv2_jvm.StagedTables).
         "StagedSparkTable": TablePin(_take_metadata, pinned_facts, _METADATA.prepare),
     },
+    stream_sink_versions={"SparkTable": _stream_sink_version},
 )
