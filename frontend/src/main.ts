@@ -8,7 +8,8 @@ import { jobView } from "./views/job";
 import { lineageView } from "./views/lineage";
 import { producersView } from "./views/producers";
 import { runView } from "./views/run";
-import { route, startRouter } from "./router";
+import { onViewStart, route, startRouter } from "./router";
+import { newView } from "./api";
 import { searchBox } from "./search-box";
 import { showSignedIn } from "./auth";
 import { watchRunIds } from "./run-ids";
@@ -20,6 +21,7 @@ const cytoscapeStyleMarker = document.createElement("meta");
 cytoscapeStyleMarker.id = "__________cytoscape_stylesheet";
 document.head.prepend(cytoscapeStyleMarker);
 
+onViewStart(newView);
 route(/^\/$/, () => (root) => homeView(root));
 route(/^\/search$/, () => (root, url) => searchView(root, url));
 route(/^\/lineage$/, () => (root, url) => lineageView(root, url));

@@ -1,5 +1,4 @@
 // Client-side routing: every view has a URL; the server answers index.html for all of them.
-import { newView } from "./api";
 
 export type View = (root: HTMLElement, url: URL) => Promise<void> | void;
 
@@ -10,6 +9,13 @@ interface RouteEntry {
 
 const routes: RouteEntry[] = [];
 let current = 0;
+// Called before each view draws; the API layer registers its per-view answer reset here,
+// so the router does not depend on it (auth needs the router to redraw).
+const viewStarts: Array<() => void> = [];
+
+export function onViewStart(listener: () => void): void {
+  viewStarts.push(listener);
+}
 
 export function route(pattern: RegExp, view: (params: string[]) => View): void {
   routes.push({ pattern, view });
@@ -25,7 +31,7 @@ export async function render(): Promise<void> {
     const params = match.slice(1).map((part) => decodeURIComponent(part));
     root.replaceChildren();
     root.dataset.loading = "true";
-    newView();
+    for (const listener of viewStarts) listener();
     try {
       await entry.view(params)(root, url);
     } finally {
