@@ -88,12 +88,12 @@ def resolve(conn: sa.Connection, namespace: str, name: str) -> tuple[str, str] |
     An ``s3a://``/``s3n://`` namespace is also looked up as ``s3://``: events are
     stored with it so spelled (:func:`headwater.events.parse.normalise_namespace`).
     """
-    if _dataset_exists(conn, namespace, name):
+    if _named_exists(conn, _ds, namespace, name):
         return None
     found = _alias(conn, namespace, name)
     spelled = normalise_namespace(namespace)
     if found is None and spelled != namespace:
-        if _dataset_exists(conn, spelled, name):
+        if _named_exists(conn, _ds, spelled, name):
             return spelled, name
         found = _alias(conn, spelled, name)
     return found
@@ -111,29 +111,18 @@ def resolve_job(
     if rules is None or not rules.job_renames:
         return None
     renamed = rules.job_namespace(namespace)
-    if renamed == namespace or _job_exists(conn, namespace, name):
+    if renamed == namespace or _named_exists(conn, t.jobs, namespace, name):
         return None
-    return (renamed, name) if _job_exists(conn, renamed, name) else None
+    return (renamed, name) if _named_exists(conn, t.jobs, renamed, name) else None
 
 
-def _job_exists(conn: sa.Connection, namespace: str, name: str) -> bool:
-    j = t.jobs
+def _named_exists(conn: sa.Connection, table: sa.Table, namespace: str, name: str) -> bool:
+    """Whether ``table`` (datasets or jobs: both keyed by namespace and name) has the row."""
     return (
         conn.scalar(
-            sa.select(j.c.id)
-            .join(_ns, _ns.c.id == j.c.namespace_id)
-            .where(_ns.c.name == namespace, j.c.name == name)
-        )
-        is not None
-    )
-
-
-def _dataset_exists(conn: sa.Connection, namespace: str, name: str) -> bool:
-    return (
-        conn.scalar(
-            sa.select(_ds.c.id)
-            .join(_ns, _ns.c.id == _ds.c.namespace_id)
-            .where(_ns.c.name == namespace, _ds.c.name == name)
+            sa.select(table.c.id)
+            .join(_ns, _ns.c.id == table.c.namespace_id)
+            .where(_ns.c.name == namespace, table.c.name == name)
         )
         is not None
     )
