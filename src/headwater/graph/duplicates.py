@@ -31,12 +31,16 @@ column with different constants (``status = 'paid'`` and ``status = 'open'``)
 leave equal fingerprints, and such jobs are reported ``equal``.
 
 Pairs are found through an index from fingerprints to columns, so only jobs that
-share at least one value part are compared.
+share at least one value part are compared. :func:`key_digest` gives that index's
+key as a 64-bit number, the same in every process and store (the store keeps one
+per output column, so candidate pairs are found without reading every column).
 """
 
 from __future__ import annotations
 
 import enum
+import hashlib
+import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -49,8 +53,11 @@ __all__ = [
     "JobShare",
     "OutputColumn",
     "Relation",
+    "columns_of",
     "duplicates",
     "fingerprints",
+    "key_digest",
+    "print_digest",
 ]
 
 
@@ -111,6 +118,24 @@ def _normalised(item: ColumnInput) -> ColumnInput:
     return ColumnInput(item.dataset, item.field, kind.upper(), subtype.upper())
 
 
+def columns_of(edges: Iterable[tuple[str, str, str, ColumnInput]]) -> list[OutputColumn]:
+    """The output columns of ``edges`` -- (job, target dataset, target field, input)
+    -- sorted by (job, dataset, field): a field's inputs are its edges of that job,
+    and an edge with an empty target field (a dataset-level entry) is an input of
+    every column the same job writes to its target."""
+    inputs: dict[tuple[str, str, str], set[ColumnInput]] = defaultdict(set)
+    whole: dict[tuple[str, str], set[ColumnInput]] = defaultdict(set)
+    for job, target, target_field, item in edges:
+        if target_field:
+            inputs[(job, target, target_field)].add(item)
+        else:
+            whole[(job, target)].add(item)
+    return [
+        OutputColumn(job, target, name, frozenset(found | whole.get((job, target), set())))
+        for (job, target, name), found in sorted(inputs.items())
+    ]
+
+
 def fingerprints(columns: Iterable[OutputColumn]) -> dict[OutputColumn, Fingerprint]:
     """Each column with at least one input, and its fingerprint."""
     found = {}
@@ -122,6 +147,27 @@ def fingerprints(columns: Iterable[OutputColumn]) -> dict[OutputColumn, Fingerpr
             frozenset(i for i in inputs if i.direct), frozenset(i for i in inputs if not i.direct)
         )
     return found
+
+
+def _digest(kind: str, *parts: frozenset[ColumnInput]) -> int:
+    text = json.dumps([kind, *(sorted(part) for part in parts)], separators=(",", ":"))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big", signed=True)
+
+
+def print_digest(fingerprint: Fingerprint) -> int:
+    """A signed 64-bit digest of the whole fingerprint: equal fingerprints give equal
+    digests; unequal ones (almost) never do."""
+    return _digest("print", fingerprint.value, fingerprint.rows)
+
+
+def key_digest(fingerprint: Fingerprint) -> int:
+    """The digest of :attr:`Fingerprint.key`, what candidate pairs share: equal keys
+    give equal digests, so pairs found by equal digests include every pair that
+    :func:`duplicates` compares (a rare unequal key with the same digest only adds a
+    candidate that the comparison drops)."""
+    if fingerprint.value:
+        return _digest("value", fingerprint.value)
+    return print_digest(fingerprint)
 
 
 @dataclass(frozen=True, slots=True)

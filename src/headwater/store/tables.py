@@ -22,6 +22,7 @@ from sqlalchemy.dialects import postgresql
 
 __all__ = [
     "FACET_KINDS",
+    "column_fingerprints",
     "column_lineage",
     "dataset_drifts",
     "dataset_symlinks",
@@ -451,6 +452,26 @@ column_lineage = sa.Table(
         "transformation_subtype",
     ),
     sa.Index("ix_column_lineage_source", "source_dataset_id", "source_field"),
+)
+
+# Duplicate work, write side: one row per output column of a job (``job_id``
+# writes ``field`` of ``dataset_id``) with the digests of its fingerprint
+# (``graph.duplicates``), recomputed from ``column_lineage`` for the targets a
+# batch's edges touch (``store.fingerprints``), so it is a function of the stored
+# edges whatever order events arrive in. A column's job is the job of the run that
+# last asserted each of its edges, as the edges are read. ``key_hash`` (the value
+# part's digest) is indexed: candidate pairs of jobs are the rows sharing one.
+column_fingerprints = sa.Table(
+    "column_fingerprints",
+    metadata,
+    sa.Column("dataset_id", sa.ForeignKey("datasets.id"), nullable=False),
+    sa.Column("field", sa.Text(), nullable=False),
+    sa.Column("job_id", sa.ForeignKey("jobs.id"), nullable=False),
+    sa.Column("key_hash", sa.BigInteger(), nullable=False),
+    sa.Column("print_hash", sa.BigInteger(), nullable=False),
+    sa.PrimaryKeyConstraint("dataset_id", "field", "job_id"),
+    sa.Index("ix_column_fingerprints_key_hash_job_id", "key_hash", "job_id"),
+    sa.Index("ix_column_fingerprints_job_id", "job_id"),
 )
 
 tags = sa.Table(
