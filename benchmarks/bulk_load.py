@@ -230,6 +230,7 @@ class _Derivation:
                 _ts(first),
                 _ts(last),
                 None,
+                0,  # revision: no write counted yet
             )
 
     def _fields(self) -> Iterator[tuple[Any, ...]]:
@@ -249,6 +250,7 @@ class _Derivation:
                 _ts(self.start(0, j)),
                 _ts(self.complete(self.rounds - 1, j)),
                 None,
+                0,  # revision: no write counted yet
             )
 
     def _job_versions(self) -> Iterator[tuple[Any, ...]]:
@@ -475,7 +477,10 @@ def _copy(conn: Any, table: str, rows: Iterable[tuple[Any, ...]]) -> int:
     columns = _columns(table)
     count = 0
     cursor = conn.connection.driver_connection.cursor()
-    with cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+    # FREEZE: the rows are written frozen and all-visible (the table was truncated in
+    # this transaction), so index-only scans need no VACUUM after the load.
+    sql = f"COPY {table} ({', '.join(columns)}) FROM STDIN WITH (FREEZE)"
+    with cursor.copy(sql) as copy:
         for row in rows:
             copy.write_row(row)
             count += 1
@@ -528,6 +533,7 @@ def load(
             conn.exec_driver_sql("SET session_replication_role = replica")
             conn.exec_driver_sql("SET maintenance_work_mem = '512MB'")
             drop, create = _pg_secondary(conn, TABLES)
+            conn.exec_driver_sql(f"TRUNCATE {', '.join(TABLES)} CASCADE")
         else:
             conn.exec_driver_sql("PRAGMA cache_size = -262144")
             drop, create = _sqlite_secondary(conn, TABLES)

@@ -10,6 +10,8 @@ Left out, because they legitimately depend on arrival order or the clock:
   a timer;
 * ``producer_hours``: arrivals counted by the hour the server received them
   (``producer_agents``, latest by event time, is compared);
+* ``datasets.revision``, ``jobs.revision`` and ``record_epoch``: they count
+  writes (the batches that named a row), not facts (``store.revisions``);
 * ``drift_outbox``: the drifts waiting for the webhook, queued with the wall
   clock's time as their rows were written (a drift seen in two batches may be
   queued where one batch queues nothing new).
@@ -30,8 +32,13 @@ from headwater.store import Store
 from headwater.store import tables as t
 from headwater.store.queries import run_input_versions
 
-EXCLUDED = {("events", "received_at"), ("retention_floor", "updated_at")}
-EXCLUDED_TABLES = {"audit_log", "drift_outbox", "producer_hours"}
+EXCLUDED = {
+    ("events", "received_at"),
+    ("retention_floor", "updated_at"),
+    ("datasets", "revision"),
+    ("jobs", "revision"),
+}
+EXCLUDED_TABLES = {"audit_log", "drift_outbox", "producer_hours", "record_epoch"}
 
 
 def _natural_keys(conn: sa.Connection) -> dict[str, dict[int, Any]]:

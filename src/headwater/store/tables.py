@@ -40,6 +40,7 @@ __all__ = [
     "jobs",
     "metadata",
     "namespaces",
+    "record_epoch",
     "run_inputs",
     "run_outputs",
     "runs",
@@ -135,6 +136,8 @@ datasets = sa.Table(
     # Soft delete (Marquez's DELETE): hidden while updated_at <= deleted_at; see store.admin.
     sa.Column("deleted_at", sa.DateTime(), nullable=True),
     sa.Index("ix_datasets_deleted_at", "deleted_at"),
+    # Counts the writes that may change the dataset's record (store.revisions).
+    sa.Column("revision", sa.BigInteger(), nullable=False, server_default="0"),
 )
 
 dataset_symlinks = sa.Table(
@@ -199,6 +202,17 @@ jobs = sa.Table(
     # Soft delete (Marquez's DELETE): hidden while updated_at <= deleted_at; see store.admin.
     sa.Column("deleted_at", sa.DateTime(), nullable=True),
     sa.Index("ix_jobs_deleted_at", "deleted_at"),
+    # Counts the writes that may change the job's record (store.revisions).
+    sa.Column("revision", sa.BigInteger(), nullable=False, server_default="0"),
+)
+
+# One row (id 1): counts the writes outside the event write path that may change
+# any dataset's or job's record (store.revisions).
+record_epoch = sa.Table(
+    "record_epoch",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True, autoincrement=False),
+    sa.Column("epoch", sa.BigInteger(), nullable=False),
 )
 
 # A job version is the job plus the sorted input and output dataset node ids
