@@ -9,14 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from headwater.agent.config import (
-    DEFAULT_DISABLED_FACETS,
-    ENV_VARS,
-    SPARK_CONF_KEYS,
-    AgentConfig,
-    DeliveryConfig,
-    parse_list,
-)
+from headwater.agent.config import DEFAULT_DISABLED_FACETS, AgentConfig, DeliveryConfig
+from headwater.agent.config_keys import ENV_VARS, SPARK_CONF_KEYS
+from headwater.agent.config_syntax import parse_list
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "agent-configuration.md"
 OL = "spark.openlineage."

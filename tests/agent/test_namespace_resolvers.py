@@ -10,8 +10,12 @@ import pytest
 
 from headwater.agent.actions import ActionCapture, action_events
 from headwater.agent.capture import PlanCapture
-from headwater.agent.config import AgentConfig, parse_namespace_resolvers
-from headwater.agent.namespace_resolvers import NamespaceResolver, resolve_namespace
+from headwater.agent.config import AgentConfig
+from headwater.agent.namespace_resolvers import (
+    NamespaceResolver,
+    parse_namespace_resolvers,
+    resolve_namespace,
+)
 from headwater.agent.plan import parse_plan
 from headwater.agent.run_model import RunModel
 from headwater.agent.sources import VisitContext

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from headwater.agent.config import parse_namespace_resolvers
+from headwater.agent.namespace_resolvers import parse_namespace_resolvers
 from headwater.config import Settings
 from headwater.server.app import create_app
 from headwater.store import Store

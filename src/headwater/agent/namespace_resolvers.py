@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-__all__ = ["NamespaceResolver", "resolve_namespace"]
+from headwater.agent.config_syntax import java_regex, parse_list
+
+__all__ = ["NamespaceResolver", "parse_namespace_resolvers", "resolve_namespace"]
 
 logger = logging.getLogger(__name__)
 
@@ -88,3 +90,56 @@ def resolve_namespace(namespace: str, resolvers: Iterable[NamespaceResolver]) ->
         if resolved != namespace:
             return resolved
     return namespace
+
+
+_RESOLVERS = "spark.openlineage.dataset.namespaceResolvers."
+
+
+def parse_namespace_resolvers(spark_conf: Mapping[str, str]) -> tuple[NamespaceResolver, ...]:
+    """The resolvers ``spark.openlineage.dataset.namespaceResolvers.<name>.*`` keys
+    configure, in the order of their names; a resolver missing what its type needs
+    is logged and left out."""
+    by_name: dict[str, dict[str, str]] = {}
+    for key, value in spark_conf.items():
+        if key.startswith(_RESOLVERS) and "." in key[len(_RESOLVERS) :]:
+            name, _, prop = key[len(_RESOLVERS) :].rpartition(".")
+            if name:
+                by_name.setdefault(name, {})[prop] = value.strip()
+    resolvers = []
+    for name in sorted(by_name):
+        props = by_name[name]
+        type_ = props.get("type", "")
+        schema = props.get("schema") or None
+        if type_ not in RESOLVER_TYPES:
+            logger.warning(
+                "namespace resolver %r has type %r (not one of %s); ignored",
+                name,
+                type_,
+                ", ".join(sorted(RESOLVER_TYPES)),
+            )
+            continue
+        if type_ == "hostList":
+            hosts = parse_list(props.get("hosts", ""))
+            if not hosts:
+                logger.warning("namespace resolver %r lists no hosts; ignored", name)
+                continue
+            resolvers.append(NamespaceResolver(name, type_, hosts=hosts, schema=schema))
+            continue
+        try:
+            regex = re.compile(java_regex(props.get("regex", "")))
+        except re.error as exc:
+            logger.warning("namespace resolver %r: regex is invalid (%s); ignored", name, exc)
+            continue
+        if not regex.pattern:
+            logger.warning("namespace resolver %r has no regex; ignored", name)
+            continue
+        resolvers.append(
+            NamespaceResolver(
+                name,
+                type_,
+                regex=regex,
+                matching_group=props.get("matchingGroup") or None,
+                schema=schema,
+            )
+        )
+    return tuple(resolvers)
