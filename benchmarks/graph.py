@@ -25,7 +25,11 @@ column impact <= 2x the table walk of the same depth.
 
     .venv/bin/python benchmarks/graph.py [--scale 0.01] [--runs-per-job 20]
         [--queries 200] [--only sqlite|postgresql] [--db URL [--reuse]]
-        [--ingest-processes N]
+        [--ingest-processes N] [--bulk [--sample-every 100]]
+
+``--bulk`` fills the store with ``bulk_load.py`` instead (the rows the write path
+would store, copied in; the raw log of every ``--sample-every``-th job): scale 10
+loads in tens of minutes where the write path would take days.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ import sqlalchemy as sa
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bulk_load  # noqa: E402
 import http_answers  # noqa: E402
 import synthetic  # noqa: E402
 
@@ -292,13 +297,17 @@ def run_one(
     scale: float = 0.01,
     processes: int = 1,
     kinds: tuple[str, ...] = KINDS,
+    bulk_sample: int = 0,
 ) -> None:
     print(f"\n== {label}: {url.split('@')[-1]}  ({queries} queries each)")
     started = time.perf_counter()
     store = Store.open(url, migrate=True)
     print(f"  opened (migrations applied) in {time.perf_counter() - started:.1f} s")
     try:
-        if not reuse:
+        if not reuse and bulk_sample:
+            report = bulk_load.load(store.engine, graph, sample_every=bulk_sample)
+            print(f"  bulk-loaded in {report.seconds['total']:.1f} s\n  {report.summary()}")
+        elif not reuse:
             count, seconds = ingest(store, graph, url, scale, processes)
             rate = count / seconds
             print(f"  ingested {count:,} events in {seconds:.1f} s ({rate:,.0f} events/s)")
@@ -343,7 +352,11 @@ def main() -> None:
         default=1,
         help="ingest with this many concurrent writer processes (PostgreSQL)",
     )
+    parser.add_argument("--bulk", action="store_true", help="load with bulk_load.py")
+    parser.add_argument("--sample-every", type=int, default=100,
+                        help="with --bulk: keep the raw events of every N-th job")
     args = parser.parse_args()
+    bulk_sample = args.sample_every if args.bulk else 0
     kinds = tuple(k for k in args.kinds.split(",") if k)
     unknown = set(kinds) - set(KINDS)
     if unknown:
@@ -359,14 +372,14 @@ def main() -> None:
     if args.db:
         run_one(
             "given database", args.db, graph, args.queries, args.reuse, args.scale,
-            args.ingest_processes, kinds,
+            args.ingest_processes, kinds, bulk_sample,
         )
         return
     if args.only in (None, "sqlite"):
         with tempfile.TemporaryDirectory() as tmp:
             run_one(
                 "SQLite", f"sqlite:///{tmp}/graph.db", graph, args.queries, scale=args.scale,
-                kinds=kinds,
+                kinds=kinds, bulk_sample=bulk_sample,
             )
     if args.only in (None, "postgresql"):
         from tests.support.pgcluster import find_pg_bin, start_cluster
@@ -379,7 +392,7 @@ def main() -> None:
             url = cluster.create_database("graph_bench")
             run_one(
                 "PostgreSQL", url, graph, args.queries, scale=args.scale,
-                processes=args.ingest_processes, kinds=kinds,
+                processes=args.ingest_processes, kinds=kinds, bulk_sample=bulk_sample,
             )
         finally:
             cluster.stop()
