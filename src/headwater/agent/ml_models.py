@@ -24,6 +24,9 @@ capture worker, which does the py4j work and emits in order with the actions.
   carries one of them reads the model: the model is one of its inputs, and an
   output column computed from a prediction has the model's columns among its
   input fields. A model read with ``load(path)`` is named by that path.
+
+The model's dataset and run events are built in :mod:`.ml_model_datasets`, the
+columns its predictions reach traced in :mod:`.ml_scoring`.
 """
 
 from __future__ import annotations
@@ -39,24 +42,20 @@ from typing import Any
 from headwater import naming
 from headwater.agent.actions import column_sources, plan_datasets
 from headwater.agent.capture import RelationCache, capture_plan
-from headwater.agent.columns import column_lineage
-from headwater.agent.facets import DATASET_TYPE_SCHEMA
 from headwater.agent.ml_description import describe, model_columns, scoring_model, tuning_metric
-from headwater.agent.plan import parse_plan
-from headwater.agent.run_model import RunModel, iso_time, uuid7
+from headwater.agent.ml_model_datasets import (
+    ModelRecord,
+    model_dataset,
+    model_run_event,
+    spark_type_name,
+)
+from headwater.agent.ml_scoring import add_prediction_lineage, prediction_reach, scored_column_ids
+from headwater.agent.run_model import RunModel, uuid7
 from headwater.agent.sources import VisitContext
-from headwater.agent.sources.common import written_query
-from headwater.events import facets as F
-from headwater.events.model import PRODUCER, SCHEMA_URL
 
-__all__ = ["MODEL_FACET", "ModelLineage", "ModelStep"]
+__all__ = ["ModelLineage", "ModelStep"]
 
 logger = logging.getLogger(__name__)
-
-#: The name of the model dataset facet.
-MODEL_FACET = "model"
-_DATASET_FACET_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetFacet"
-_EXPR_ID = re.compile(r'"exprId":\{[^{}]*?"id":(\d+)')
 
 
 @dataclass
@@ -76,18 +75,6 @@ class ModelStep:
     metric: tuple[str, float] | None = None
     #: Named in the worker's warning when its queue is full.
     func_name: str = "a Spark ML call"
-
-
-@dataclass
-class _Model:
-    uid: str
-    description: dict[str, Any]
-    fields: list[tuple[str, str]] = field(default_factory=list)
-    field_lineage: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    metrics: dict[str, float] = field(default_factory=dict)
-    dataset: tuple[str, str] | None = None
-    #: The training run whose COMPLETE waits for the model's name.
-    fit_run: dict[str, Any] | None = None
 
 
 class ModelLineage:
@@ -111,7 +98,7 @@ class ModelLineage:
         self._catalog_impl = catalog_impl
         self._remove_path = remove_path
         self._relations = RelationCache(16)
-        self._models: dict[str, _Model] = {}
+        self._models: dict[str, ModelRecord] = {}
         #: exprId of a column a model added -> that model's uid (worker thread only).
         self.columns: dict[int, str] = {}
         #: (namespace, name prefix) of the paths models were saved to or loaded from.
@@ -144,8 +131,12 @@ class ModelLineage:
         added = [c for c in result.columns if c not in before]
         self._submit(
             ModelStep(
-                "transform", time.time(), uid=str(scoring_model(transformer).uid),
-                description=describe(transformer), frame=result._jdf, added=added,
+                "transform",
+                time.time(),
+                uid=str(scoring_model(transformer).uid),
+                description=describe(transformer),
+                frame=result._jdf,
+                added=added,
             )
         )
 
@@ -160,21 +151,33 @@ class ModelLineage:
 
     def saved(self, step: ModelStep, error: BaseException | None) -> None:
         if error is None and step.uid:
-            self._submit(ModelStep("saved", time.time(), uid=step.uid, path=step.path,
-                                   description=step.description, start=step.when))
+            self._submit(
+                ModelStep(
+                    "saved",
+                    time.time(),
+                    uid=step.uid,
+                    path=step.path,
+                    description=step.description,
+                    start=step.when,
+                )
+            )
 
     def loaded(self, instance: Any, path: str) -> None:
         from pyspark.ml.base import Model
 
         if isinstance(instance, Model):
             uid = str(scoring_model(instance).uid)
-            self._submit(ModelStep("load", time.time(), uid=uid, path=str(path),
-                                   description=describe(instance)))
+            self._submit(
+                ModelStep(
+                    "load", time.time(), uid=uid, path=str(path), description=describe(instance)
+                )
+            )
 
     def evaluated(self, evaluator: Any, dataset: Any, value: Any) -> None:
         name = str(evaluator.getMetricName()) if hasattr(evaluator, "getMetricName") else "metric"
-        self._submit(ModelStep("evaluate", time.time(), frame=dataset._jdf,
-                               metric=(name, float(value))))
+        self._submit(
+            ModelStep("evaluate", time.time(), frame=dataset._jdf, metric=(name, float(value)))
+        )
 
     # -- the capture worker -------------------------------------------------------------
 
@@ -203,7 +206,9 @@ class ModelLineage:
         columns: dict[str, str] = {}
         sources: dict[str, Any] = {}
         try:
-            plan = capture_plan(step.frame.queryExecution().optimizedPlan(), relations=self._relations)
+            plan = capture_plan(
+                step.frame.queryExecution().optimizedPlan(), relations=self._relations
+            )
             ctx = VisitContext(
                 tree=plan.tree,
                 node_facts=plan.facts,
@@ -213,14 +218,19 @@ class ModelLineage:
             )
             visited, inputs, _ = plan_datasets(ctx, self._run_model, self._catalog_impl)
             schema = json.loads(str(step.frame.schema().json()))
-            columns = {str(f["name"]): _type_name(f.get("type")) for f in schema.get("fields", [])}
+            columns = {
+                str(f["name"]): spark_type_name(f.get("type")) for f in schema.get("fields", [])
+            }
             sources = column_sources(visited, plan.tree, list(columns))
         except Exception as exc:
             self._log_once("capturing a model's training data", exc)
-        start = self._event("START", run_id, job, step.start, inputs, [])
-        self._emit(start)
+        self._emit(model_run_event(self._run_model, "START", run_id, job, step.start, inputs, []))
         if step.error is not None or step.description is None:
-            self._emit(self._event("FAIL", run_id, job, step.when, inputs, [], step.error))
+            self._emit(
+                model_run_event(
+                    self._run_model, "FAIL", run_id, job, step.when, inputs, [], step.error
+                )
+            )
             return
         record = self._record(step.uid, step.description)
         if step.metric is not None:
@@ -267,10 +277,14 @@ class ModelLineage:
             "name": self._run_model.action_job_name("save_model", target[1]),
             "facets": self._run_model.job_facets("JOB"),
         }
-        inputs = [self._dataset(record, source, with_schema=False)] if source else []
-        outputs = [self._dataset(record, target)]
-        self._emit(self._event("START", run_id, job, step.start, inputs, []))
-        self._emit(self._event("COMPLETE", run_id, job, step.when, inputs, outputs))
+        inputs = (
+            [model_dataset(self._run_model, record, source, with_schema=False)] if source else []
+        )
+        outputs = [model_dataset(self._run_model, record, target)]
+        self._emit(model_run_event(self._run_model, "START", run_id, job, step.start, inputs, []))
+        self._emit(
+            model_run_event(self._run_model, "COMPLETE", run_id, job, step.when, inputs, outputs)
+        )
 
     def _load(self, step: ModelStep) -> None:
         record = self._record(step.uid, step.description or {})
@@ -292,10 +306,10 @@ class ModelLineage:
 
     # -- naming and events --------------------------------------------------------------
 
-    def _record(self, uid: str, description: dict[str, Any]) -> _Model:
+    def _record(self, uid: str, description: dict[str, Any]) -> ModelRecord:
         record = self._models.get(uid)
         if record is None:
-            record = self._models[uid] = _Model(uid, description)
+            record = self._models[uid] = ModelRecord(uid, description)
         elif description:
             # How a tuning search chose the model is known only from the search's
             # model: a later save or use of the best model itself keeps it.
@@ -305,7 +319,7 @@ class ModelLineage:
             record.description = description
         return record
 
-    def _name(self, record: _Model) -> tuple[str, str]:
+    def _name(self, record: ModelRecord) -> tuple[str, str]:
         """The model's dataset name; an unsaved model is named by its uid, which ends
         the training run's wait."""
         if record.dataset is None:
@@ -314,60 +328,23 @@ class ModelLineage:
             self._complete_fit(record)
         return record.dataset
 
-    def _complete_fit(self, record: _Model) -> None:
+    def _complete_fit(self, record: ModelRecord) -> None:
         run = record.fit_run
         record.fit_run = None
         if run is None or record.dataset is None:
             return
-        output = self._dataset(record, record.dataset)
-        self._emit(self._event("COMPLETE", run["run_id"], run["job"], run["when"], run["inputs"], [output]))
-
-    def _dataset(self, record: _Model, name: tuple[str, str], with_schema: bool = True) -> dict[str, Any]:
-        enabled = self._run_model.enabled
-        facets: dict[str, Any] = {}
-        if enabled("datasetType"):
-            facets["datasetType"] = {
-                "_producer": PRODUCER, "_schemaURL": DATASET_TYPE_SCHEMA, "datasetType": "MODEL"
-            }
-        if with_schema and record.fields and enabled("schema"):
-            facets["schema"] = F.schema_facet([(n, t, []) for n, t in record.fields])
-        if with_schema and record.field_lineage and enabled("columnLineage"):
-            facets["columnLineage"] = F.column_lineage_facet(record.field_lineage, [])
-        if enabled(MODEL_FACET):
-            facets[MODEL_FACET] = {
-                "_producer": PRODUCER,
-                "_schemaURL": _DATASET_FACET_SCHEMA,
-                "uid": record.uid,
-                **record.description,
-                **({"metrics": dict(record.metrics)} if record.metrics else {}),
-            }
-        return {"namespace": name[0], "name": name[1], "facets": facets}
-
-    def _event(
-        self,
-        event_type: str,
-        run_id: str,
-        job: dict[str, Any],
-        when: float,
-        inputs: list[dict[str, Any]],
-        outputs: list[dict[str, Any]],
-        error: tuple[str, str | None] | None = None,
-    ) -> dict[str, Any]:
-        facets = self._run_model.action_run_facets()
-        if event_type == "START":
-            facets.update(self._run_model.start_run_facets())
-        if error is not None and self._run_model.enabled("errorMessage"):
-            facets["errorMessage"] = F.error_message_facet(error[0], error[1])
-        return {
-            "eventType": event_type,
-            "eventTime": iso_time(when),
-            "producer": PRODUCER,
-            "schemaURL": SCHEMA_URL,
-            "run": {"runId": run_id, "facets": facets},
-            "job": job,
-            "inputs": inputs,
-            "outputs": outputs,
-        }
+        output = model_dataset(self._run_model, record, record.dataset)
+        self._emit(
+            model_run_event(
+                self._run_model,
+                "COMPLETE",
+                run["run_id"],
+                run["job"],
+                run["when"],
+                run["inputs"],
+                [output],
+            )
+        )
 
     # -- what actions see ----------------------------------------------------------------
 
@@ -378,7 +355,10 @@ class ModelLineage:
             return False
         outputs = [(d["namespace"], d["name"]) for d in events[-1].get("outputs", [])]
         return bool(outputs) and all(
-            any(ns == namespace and (name + "/").startswith(prefix) for namespace, prefix in self._internal)
+            any(
+                ns == namespace and (name + "/").startswith(prefix)
+                for namespace, prefix in self._internal
+            )
             for ns, name in outputs
         )
 
@@ -387,7 +367,7 @@ class ModelLineage:
     ) -> None:
         """Add the models an action scored with to its events (see the module docstring).
         ``whole_plan``: the plan is the written query itself (a streaming query's)."""
-        ids = {int(i) for i in _EXPR_ID.findall(analyzed_json)}
+        ids = scored_column_ids(analyzed_json)
         uids = {self.columns[i] for i in ids if i in self.columns}
         if not uids:
             return
@@ -401,56 +381,17 @@ class ModelLineage:
         }
         reached: dict[str, set[str]] = {}
         try:
-            tree = parse_plan(json.loads(analyzed_json))
-            query = tree if whole_plan else written_query(tree)
-            for event in events:
-                for output in event.get("outputs", []):
-                    names = [f["name"] for f in output.get("facets", {}).get("schema", {}).get("fields", [])]
-                    if query is None or not names:
-                        continue
-                    fields, _ = column_lineage(query, names, leaves)
-                    for column, items in fields.items():
-                        reached.setdefault(column, set()).update(
-                            i["field"] for i in items
-                            if any(t["type"] == "DIRECT" for t in i["transformations"])
-                        )
+            reached = prediction_reach(events, analyzed_json, leaves, whole_plan)
         except Exception as exc:
             self._log_once("tracing a model's predictions", exc)
         for event in events:
             event["inputs"] = list(event.get("inputs", [])) + [
-                self._dataset(r, r.dataset, with_schema=False) for r in records if r.dataset
+                model_dataset(self._run_model, r, r.dataset, with_schema=False)
+                for r in records
+                if r.dataset
             ]
             for output in event.get("outputs", []):
-                self._add_prediction_lineage(output, reached, records)
-
-    def _add_prediction_lineage(
-        self, output: dict[str, Any], reached: dict[str, set[str]], records: list[_Model]
-    ) -> None:
-        facet = output.get("facets", {}).get("columnLineage")
-        if facet is None:
-            return
-        by_uid = {r.uid: r for r in records}
-        for column, uids in reached.items():
-            entry = facet["fields"].setdefault(column, {"inputFields": []})
-            for uid in sorted(uids):
-                record = by_uid.get(uid)
-                if record is None or record.dataset is None:
-                    continue
-                algorithm = str(record.description.get("algorithm", "model"))
-                known = {(f["namespace"], f["name"], f["field"]) for f in entry["inputFields"]}
-                for name in [n for n, _ in record.fields] or model_columns(record.description):
-                    if (*record.dataset, name) in known:
-                        continue  # the events of one action share their facets
-                    entry["inputFields"].append({
-                        "namespace": record.dataset[0],
-                        "name": record.dataset[1],
-                        "field": name,
-                        "transformations": [{
-                            "type": "DIRECT", "subtype": "TRANSFORMATION",
-                            "description": f"predicted by {algorithm.rsplit('.', 1)[-1]}",
-                            "masking": False,
-                        }],
-                    })
+                add_prediction_lineage(output, reached, records)
 
     def close(self) -> None:
         """Complete the training runs still waiting for their model's name."""
@@ -460,13 +401,3 @@ class ModelLineage:
                     self._name(record)
                 except Exception as exc:
                     self._log_once("ending a model's training run", exc)
-
-
-def _type_name(spark_type: Any) -> str:
-    if isinstance(spark_type, str):
-        return spark_type
-    if isinstance(spark_type, dict):
-        if spark_type.get("type") == "udt":
-            return str(spark_type.get("pyClass") or spark_type.get("class") or "udt").rsplit(".", 1)[-1]
-        return str(spark_type.get("type", "unknown"))
-    return "unknown"
