@@ -1,19 +1,25 @@
-"""What duplicate-work fingerprints cost when computed at read time (prints; not pass/fail).
+"""What duplicate-work answers cost, read through the fingerprint table and read from
+every column edge (prints; not pass/fail).
 
-``GET /api/v2/duplicates`` reads every job's output columns from ``column_lineage``,
-fingerprints them and pairs the jobs on each request. This measures that answer on
-the synthetic graph of ``benchmarks/synthetic.py`` (its column edges as producers
-send them), split into the SQL read (``output_columns``) and the pure pairing
-(``graph.duplicates``), next to the store's own ingest time for the same graph --
-the cost a write-time derivation would be added to.
+``GET /api/v2/duplicates`` finds candidate pairs of jobs by equal fingerprint digests
+in ``column_fingerprints`` (kept by the write transaction) and reads only those
+jobs' edges. This measures, on the synthetic graph of ``benchmarks/synthetic.py``
+(its column edges as producers send them), per scale:
 
-Per scale: the column edges, the output columns, the store's ingest time per event,
-and the answer's median and p95 over ``--repeat`` requests, rounds interleaved
-(read, pair, read, pair...) so that load changes hit both alike; ``uptime`` before
-and after.
+* the store-wide answer and one job's answer (``?job=``, the job page's), and the
+  same answers computed from every column edge of the store (each job's columns in
+  full, ``tests/store/duplicates_reference.py``: the read-time way), rounds
+  interleaved (new, old, new, old...) so that load changes hit both alike, and
+  checked equal;
+* with ``--ingest``, the write path's cost of keeping the table: the same batches
+  written alternately into two stores, one with the table's refresh switched off,
+  and the ratio of their times.
 
-    .venv/bin/python benchmarks/duplicates.py [--scales 0.01 0.05] [--repeat 7]
-        [--db URL]   (a fresh database per scale; default a temporary SQLite file)
+Medians and p95 over ``--repeat`` rounds; ``uptime`` before and after.
+
+    .venv/bin/python benchmarks/duplicates.py [--scales 0.01 0.05] [--repeat 5]
+        [--ingest] [--no-reference] [--db URL]
+        (a fresh database per scale; default a temporary SQLite file)
 """
 
 from __future__ import annotations
@@ -25,8 +31,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -34,10 +43,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic  # noqa: E402
 
 from headwater.events import parse_event  # noqa: E402
-from headwater.graph.duplicates import ColumnInput, OutputColumn, duplicates  # noqa: E402
 from headwater.server.routes.duplicates import duplicates_answer  # noqa: E402
-from headwater.store import Store  # noqa: E402
-from headwater.store.reads.duplicates import output_columns  # noqa: E402
+from headwater.store import Store, derive  # noqa: E402
+from tests.store.duplicates_reference import reference_answer  # noqa: E402
+
+BATCH = 500
 
 
 def _uptime() -> str:
@@ -48,77 +58,123 @@ def _p95(samples: list[float]) -> float:
     return sorted(samples)[max(0, round(0.95 * len(samples)) - 1)]
 
 
-def measure(url: str, scale: float, repeat: int) -> None:
+def _line(name: str, samples: list[float]) -> str:
+    return (
+        f"  {name:<34} median {1000 * statistics.median(samples):9.1f} ms  "
+        f"p95 {1000 * _p95(samples):9.1f}"
+    )
+
+
+@contextmanager
+def _without_table() -> Iterator[None]:
+    """The write path with the fingerprint table's refresh switched off."""
+    refresh = derive.fingerprints.refresh
+    derive.fingerprints.refresh = lambda *args, **kwargs: None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        derive.fingerprints.refresh = refresh
+
+
+def _timed(call: Callable[[], Any]) -> tuple[float, Any]:
+    started = time.perf_counter()
+    result = call()
+    return time.perf_counter() - started, result
+
+
+def measure(url: str, scale: float, repeat: int, reference: bool) -> None:
     graph = synthetic.build_graph(scale, runs_per_job=2)
     with Store.open(url, migrate=True) as store:
         started = time.perf_counter()
         count = 0
         events = synthetic.events(graph)
-        while batch := list(islice(events, 500)):
+        while batch := list(islice(events, BATCH)):
             store.record([parse_event(e) for e in batch])
             count += len(batch)
         ingest = time.perf_counter() - started
-        reads, pairs, answers, per_job = [], [], [], []
+        samples: dict[str, list[float]] = {k: [] for k in ("new", "old", "new_job", "old_job")}
         some_jobs = [
             f"job:{synthetic.NAMESPACE}:{j.name}"
             for j in graph.jobs[:: max(1, len(graph.jobs) // repeat)]
         ]
+        found = 0
+        for _, job in zip(range(repeat), some_jobs, strict=False):
+            with store.engine.connect() as conn:
+                took, answer = _timed(lambda: duplicates_answer(conn, None, None, 0.5, 100))
+                samples["new"].append(took)
+                took, one = _timed(lambda: duplicates_answer(conn, None, job, 0.5, 100))  # noqa: B023
+                samples["new_job"].append(took)
+            found = answer["totalCount"]
+            if not reference:
+                continue
+            took, old = _timed(lambda: reference_answer(store.engine))
+            samples["old"].append(took)
+            took, old_one = _timed(lambda: reference_answer(store.engine, job=job))  # noqa: B023
+            samples["old_job"].append(took)
+            assert old == answer and old_one == one, "the answers differ"
         with store.engine.connect() as conn:
-            for _, job in zip(range(repeat), some_jobs, strict=False):
-                t0 = time.perf_counter()
-                rows = output_columns(conn)
-                t1 = time.perf_counter()
-                columns = [
-                    OutputColumn(j, d, f, frozenset(ColumnInput(*i) for i in inputs))
-                    for j, d, f, inputs in rows
-                ]
-                found = duplicates(columns, 0.5)
-                t2 = time.perf_counter()
-                duplicates_answer(conn, None, None, 0.5, 100)
-                t3 = time.perf_counter()
-                duplicates_answer(conn, None, job, 0.5, 100)
-                per_job.append(time.perf_counter() - t3)
-                reads.append(t1 - t0)
-                pairs.append(t2 - t1)
-                answers.append(t3 - t2)
-        edges = sum(len(inputs) for *_, inputs in rows)
+            columns = conn.exec_driver_sql("SELECT count(*) FROM column_fingerprints").scalar()
     print(
-        f"scale {scale}: {len(graph.jobs)} jobs, {len(rows)} output columns, {edges} column "
-        f"edges; ingest {count} events in {ingest:.1f} s ({1000 * ingest / count:.2f} ms/event); "
-        f"pairs found at minShare 0.5: {len(found)}"
+        f"scale {scale}: {len(graph.jobs)} jobs, {columns} output columns, "
+        f"{graph.column_edges} column edges; ingest {count} events in {ingest:.1f} s "
+        f"({1000 * ingest / count:.2f} ms/event); pairs at minShare 0.5: {found}"
+        + ("; answers equal to the reference's" if reference else "")
     )
+    print(_line("store-wide, fingerprint table", samples["new"]))
+    if reference:
+        print(_line("store-wide, every column edge", samples["old"]))
+    print(_line("one job's (?job=), fingerprint table", samples["new_job"]))
+    if reference:
+        print(_line("one job's, every column edge", samples["old_job"]))
+
+
+def measure_ingest(url_with: str, url_without: str, scale: float) -> None:
+    """The same batches into two stores alternately, the table kept in one only."""
+    graph = synthetic.build_graph(scale, runs_per_job=2)
+    times = {"with": 0.0, "without": 0.0}
+    count = 0
+    with Store.open(url_with, migrate=True) as kept, Store.open(url_without, migrate=True) as bare:
+        events = synthetic.events(graph)
+        while batch := list(islice(events, BATCH)):
+            for name in ("with", "without") if count % (2 * BATCH) == 0 else ("without", "with"):
+                parsed = [parse_event(e) for e in batch]
+                started = time.perf_counter()
+                if name == "with":
+                    kept.record(parsed)
+                else:
+                    with _without_table():
+                        bare.record(parsed)
+                times[name] += time.perf_counter() - started
+            count += len(batch)
+    ratio = times["with"] / times["without"]
     print(
-        f"  SQL read   median {1000 * statistics.median(reads):8.1f} ms  "
-        f"p95 {1000 * _p95(reads):8.1f}"
-    )
-    print(
-        f"  pairing    median {1000 * statistics.median(pairs):8.1f} ms  "
-        f"p95 {1000 * _p95(pairs):8.1f}"
-    )
-    print(
-        f"  answer     median {1000 * statistics.median(answers):8.1f} ms  "
-        f"p95 {1000 * _p95(answers):8.1f}  "
-        f"= {statistics.median(answers) / (ingest / count):.0f} events' ingest time"
-    )
-    print(
-        f"  one job's  median {1000 * statistics.median(per_job):8.1f} ms  "
-        f"p95 {1000 * _p95(per_job):8.1f}  (?job=, the job page's answer)"
+        f"ingest, scale {scale}: {count} events, {1000 * times['with'] / count:.2f} ms/event with "
+        f"the table, {1000 * times['without'] / count:.2f} without; ratio {ratio:.3f}"
     )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scales", type=float, nargs="+", default=[0.01, 0.05])
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--ingest", action="store_true", help="measure the write path's cost")
+    parser.add_argument(
+        "--no-reference", action="store_true", help="skip the answer from every column edge"
+    )
     parser.add_argument("--db", help="a database URL (emptied per scale is up to you)")
     args = parser.parse_args()
     print(f"load before: {_uptime()}")
     for scale in args.scales:
-        if args.db:
-            measure(args.db, scale, args.repeat)
-            continue
         with tempfile.TemporaryDirectory() as tmp:
-            measure(f"sqlite:///{os.path.join(tmp, 'duplicates.db')}", scale, args.repeat)
+            if args.ingest:
+                measure_ingest(
+                    f"sqlite:///{os.path.join(tmp, 'with.db')}",
+                    f"sqlite:///{os.path.join(tmp, 'without.db')}",
+                    scale,
+                )
+                continue
+            url = args.db or f"sqlite:///{os.path.join(tmp, 'duplicates.db')}"
+            measure(url, scale, args.repeat, not args.no_reference)
     print(f"load after: {_uptime()}")
 
 

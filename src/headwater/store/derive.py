@@ -22,6 +22,8 @@ batch), the result is the same whatever order the events arrived in:
   events arrive) and one that lost a run has its span recomputed.
 * ``jobs.current_version_uuid``: the job version of the latest run; when it changes,
   the job's rows of ``job_current_io`` are recomputed (``store.current_io``).
+* ``column_fingerprints``: the output columns of the datasets whose column edges
+  the batch wrote (``store.fingerprints``).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from headwater.events.parse import parse_time
-from headwater.store import contract, current_io, derive_sql, drift, rules
+from headwater.store import contract, current_io, derive_sql, drift, fingerprints, rules
 from headwater.store import tables as t
 from headwater.store.chunking import chunks
 from headwater.store.extract import Facts
@@ -113,6 +115,10 @@ def after_batch(conn: sa.Connection, sql: Statements, dataset_ids: IdCache,
     contract.refresh(conn, sql, dataset_ids, facts, latest)
     for part in chunks(facts.touched_runs):
         _runs(conn, sql, facts, part)
+    edges = facts.table_rows(rules.COLUMN_LINEAGE)
+    if edges:
+        targets = {row["target"] for row in edges.values()}
+        fingerprints.refresh(conn, [dataset_ids.get(key) for key in targets], sql)
 
 
 def _latest_facets(conn: sa.Connection, kind: str, subjects: Iterable[str],

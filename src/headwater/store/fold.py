@@ -36,7 +36,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.events.parse import ParsedEvent, parse_event
-from headwater.store import rules
+from headwater.store import fingerprints, rules
 from headwater.store import tables as t
 from headwater.store.chunking import chunks
 from headwater.store.extract import Facts
@@ -212,6 +212,8 @@ def _delete(
     )
     conn.execute(sa.delete(t.event_subjects).where(t.event_subjects.c.subject == node))
     cl = t.column_lineage
+    # The columns it wrote go; those it fed are written again with its events.
+    fingerprints.delete_dataset(conn, dataset_id)
     conn.execute(
         sa.delete(cl).where(
             sa.or_(cl.c.source_dataset_id == dataset_id, cl.c.target_dataset_id == dataset_id)

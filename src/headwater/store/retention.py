@@ -44,7 +44,7 @@ from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 
-from headwater.store import dialects, drift_outbox, producers
+from headwater.store import dialects, drift_outbox, fingerprints, producers
 from headwater.store import tables as t
 from headwater.store.chunking import chunks
 from headwater.store.tables import metadata
@@ -226,6 +226,12 @@ def _delete_runs(conn: sa.Connection, uuids: list[str], into: Pruned) -> None:
             )
         )
         into.dataset_versions += conn.execute(sa.delete(v).where(v.c.uuid.in_(part))).rowcount or 0
+    # The datasets whose columns these runs' edges describe (a columnLineage facet
+    # on an output, rarely an input): their fingerprints lose the edges whose
+    # last asserting run goes, as the edges are read.
+    described = set()
+    for io in (t.run_outputs, t.run_inputs):
+        described.update(conn.scalars(sa.select(io.c.dataset_id).where(io.c.run_uuid.in_(uuids))))
     nodes = [f"run:{u}" for u in uuids]
     # A contract whose declaring run goes loses its declaration with the run's facets.
     conn.execute(sa.delete(t.schema_contracts).where(t.schema_contracts.c.run_uuid.in_(uuids)))
@@ -235,6 +241,7 @@ def _delete_runs(conn: sa.Connection, uuids: list[str], into: Pruned) -> None:
     conn.execute(sa.delete(t.run_inputs).where(t.run_inputs.c.run_uuid.in_(uuids)))
     conn.execute(sa.delete(t.run_outputs).where(t.run_outputs.c.run_uuid.in_(uuids)))
     into.runs += conn.execute(sa.delete(t.runs).where(t.runs.c.uuid.in_(uuids))).rowcount or 0
+    fingerprints.refresh(conn, described)
 
 
 def prune(

@@ -3,7 +3,8 @@
 Each output column's fingerprint is its input columns with their transformation
 types and subtypes, filters included (:mod:`headwater.graph.duplicates` gives the
 rules); pairs of jobs are listed with how much of each one's output the other
-computes too, read from the stored column lineage (:mod:`headwater.store.reads.duplicates`).
+computes too, read from the stored column lineage: only the jobs whose fingerprint
+digests (kept at write time) say they may pair (:mod:`headwater.store.reads.duplicates`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from headwater.server.routes.reading import (
     read_router,
 )
 from headwater.store.reads.common import job_ids
-from headwater.store.reads.duplicates import output_columns
+from headwater.store.reads.duplicates import duplicate_columns
 from headwater.store.reads.nodes import require_node
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope
 from headwater.store.reads.visibility import HiddenNodes
@@ -140,15 +141,20 @@ def duplicates_answer(
     """The ``/api/v2/duplicates`` answer on an open connection (also used by the CLI);
     only jobs and datasets inside ``scope`` take part."""
     wanted: set[str] | None = None
-    near: int | None = None
+    job_id: int | None = None
     if job is not None:
         node = parse_node_id(job, "job", (NodeType.JOB,))
         require_node(conn, node, HiddenNodes(conn, scope))
         wanted = {str(node)}
-        near = job_ids(conn, [(node.namespace, node.name)]).get((node.namespace, node.name))
+        job_id = job_ids(conn, [(node.namespace, node.name)]).get((node.namespace, node.name))
+        if job_id is None:
+            return {"minShare": min_share, "totalCount": 0, "duplicates": []}
+    # Only the jobs that may pair are read; the pairing below decides.
     columns = [
-        OutputColumn(job_id, dataset, field, frozenset(ColumnInput(*i) for i in inputs))
-        for job_id, dataset, field, inputs in output_columns(conn, scope, near)
+        OutputColumn(owner, dataset, field, frozenset(ColumnInput(*i) for i in inputs))
+        for owner, dataset, field, inputs in duplicate_columns(
+            conn, scope, min_share, job_id, namespace
+        )
     ]
     if namespace is not None:
         in_namespace = {c.job for c in columns if NodeId.parse(c.job).namespace == namespace}
