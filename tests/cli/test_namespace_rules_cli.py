@@ -18,7 +18,8 @@ from headwater.server.app import open_store
 from headwater.store import Store, aliases
 from tests.cli.test_backup import fresh_url
 from tests.store.dump import dump
-from tests.store.test_namespace_aliases import CONNECT, SPARK, TRINO, datasets
+from tests.store.test_namespace_aliases import CONNECT, SPARK, TRINO
+from tests.support.lineage_events import stored_datasets
 
 RULES = """
 # The orders cluster, however a producer spells its bootstrap list.
@@ -85,7 +86,7 @@ def test_check_then_rebuild_with_rules_merges_what_check_found(
     assert code == 0, err
     assert "namespace rules applied: " in out
     with Store.open(into, migrate=False) as rebuilt:
-        assert datasets(rebuilt) == MERGED
+        assert stored_datasets(rebuilt) == MERGED
         with rebuilt.engine.connect() as conn:
             assert aliases.resolve(conn, "hive://metastore", "silver.orders") == (
                 "s3://lake",

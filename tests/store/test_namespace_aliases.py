@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from headwater.events.parse import parse_event
 from headwater.store import Store, aliases, namespace_check
 from headwater.store import store as store_module
 from headwater.store import tables as t
 from headwater.store.namespace_rules import parse_rules
 from tests.store.dump import dump
+from tests.support.lineage_events import complete_event, record, stored_datasets
 
 RULES = parse_rules("""
 [s3]
@@ -30,25 +30,6 @@ brokers = ["b1:9092", "b2:9092"]
 [symlinks]
 resolve = true
 """)
-RUN = "0195e0c5-0000-7000-8000-00000000000"
-
-
-def event(
-    job: str,
-    n: int,
-    inputs: list[dict[str, Any]] = (),  # type: ignore[assignment]
-    outputs: list[dict[str, Any]] = (),
-) -> dict[str, Any]:  # type: ignore[assignment]
-    return {
-        "eventType": "COMPLETE",
-        "eventTime": f"2026-01-01T00:00:0{n}Z",
-        "producer": f"https://example.com/{job}",
-        "schemaURL": "https://x/RunEvent",
-        "run": {"runId": f"{RUN}{n}"},
-        "job": {"namespace": "etl", "name": job},
-        "inputs": list(inputs),
-        "outputs": list(outputs),
-    }
 
 
 def topic(namespace: str, facets: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -57,8 +38,8 @@ def topic(namespace: str, facets: dict[str, Any] | None = None) -> dict[str, Any
 
 # Kafka Connect writes the topic naming broker b2, Spark reads it by a bootstrap
 # list starting with b1, with a column lineage naming yet another spelling.
-CONNECT = event("connector", 1, outputs=[topic("kafka://b2:9092")])
-SPARK = event(
+CONNECT = complete_event("connector", 1, outputs=[topic("kafka://b2:9092")])
+SPARK = complete_event(
     "spark_job",
     2,
     inputs=[topic("kafka://b1:9092,b2:9092")],
@@ -90,31 +71,18 @@ SPARK = event(
     ],
 )
 # A query engine reads the table by its catalog name.
-TRINO = event("report", 3, inputs=[{"namespace": "hive://metastore", "name": "silver.orders"}])
-
-
-def datasets(store: Store) -> set[tuple[str, str]]:
-    with store.engine.connect() as conn:
-        return {
-            (r.namespace, r.name)
-            for r in conn.execute(
-                sa.select(t.namespaces.c.name.label("namespace"), t.datasets.c.name).join(
-                    t.namespaces, t.namespaces.c.id == t.datasets.c.namespace_id
-                )
-            )
-        }
-
-
-def record(store: Store, *events: dict[str, Any]) -> list[bool]:
-    return [
-        r.duplicate for r in store.record([parse_event(json.loads(json.dumps(e))) for e in events])
-    ]
+TRINO = complete_event(
+    "report", 3, inputs=[{"namespace": "hive://metastore", "name": "silver.orders"}]
+)
 
 
 def test_two_producers_naming_one_topic_differently_meet_on_one_node(store: Store) -> None:
     assert store.use_namespace_rules(RULES) is None  # an empty store takes the rules
     assert record(store, CONNECT, SPARK, TRINO) == [False, False, False]
-    assert datasets(store) == {("kafka://orders-cluster", "orders"), ("s3://lake", "silver/orders")}
+    assert stored_datasets(store) == {
+        ("kafka://orders-cluster", "orders"),
+        ("s3://lake", "silver/orders"),
+    }
     with store.engine.connect() as conn:
         edges = conn.execute(sa.select(sa.func.count()).select_from(t.column_lineage)).scalar()
         assert edges == 1
@@ -172,9 +140,9 @@ def test_the_outcome_is_the_same_in_any_order_and_any_batching(db_url: str, tmp_
 
 def test_without_rules_names_stay_as_sent_and_check_finds_the_splits(store: Store) -> None:
     assert store.use_namespace_rules(None) is None
-    slash = event("copy", 4, inputs=[{"namespace": "s3://lake", "name": "silver/orders"}])
+    slash = complete_event("copy", 4, inputs=[{"namespace": "s3://lake", "name": "silver/orders"}])
     record(store, CONNECT, SPARK, TRINO, slash)
-    names = datasets(store)
+    names = stored_datasets(store)
     assert ("kafka://b2:9092", "orders") in names and ("kafka://b1:9092,b2:9092", "orders") in names
     with store.engine.connect() as conn:
         assert not aliases.any_aliases(conn)
@@ -211,9 +179,9 @@ def test_without_rules_names_stay_as_sent_and_check_finds_the_splits(store: Stor
 def test_s3_schemes_and_an_unrelated_cluster_are_told_apart(store: Store) -> None:
     record(
         store,
-        event("a", 1, inputs=[topic("kafka://x1:9092")]),
-        event("b", 2, inputs=[topic("kafka://y1:9092")]),
-        event(
+        complete_event("a", 1, inputs=[topic("kafka://x1:9092")]),
+        complete_event("b", 2, inputs=[topic("kafka://y1:9092")]),
+        complete_event(
             "c",
             3,
             inputs=[
@@ -276,7 +244,7 @@ def test_job_namespaces_follow_renames_when_asked(store: Store) -> None:
 
 def test_a_rule_mapping_a_name_not_seen_leaves_no_alias(store: Store) -> None:
     store.use_namespace_rules(RULES)
-    record(store, event("x", 1, inputs=[topic(f"kafka://{uuid.uuid4().hex}:9092")]))
+    record(store, complete_event("x", 1, inputs=[topic(f"kafka://{uuid.uuid4().hex}:9092")]))
     with store.engine.connect() as conn:
         assert not aliases.any_aliases(conn)
 
@@ -292,7 +260,7 @@ def test_a_second_process_learns_the_symlinks_another_stored(
         second.use_namespace_rules(RULES)
         record(first, SPARK)
         record(second, TRINO)
-        assert datasets(second) == {
+        assert stored_datasets(second) == {
             ("kafka://orders-cluster", "orders"),
             ("s3://lake", "silver/orders"),
         }

@@ -23,6 +23,7 @@ from headwater.store.extract import Facts
 from headwater.store.keys import dataset_node
 from headwater.store.namespace_rules import Normaliser, parse_rules
 from tests.store.dump import dump
+from tests.support.lineage_events import RUN, complete_event, record, stored_datasets
 
 RULES = parse_rules("""
 [s3]
@@ -32,22 +33,8 @@ trim_trailing_slash = true
 [symlinks]
 resolve = true
 """)
-RUN = "0195e0c5-0000-7000-8000-0000000000"
 HIVE = {"namespace": "hive://metastore", "name": "silver.orders"}
 SCHEMA = {"fields": [{"name": "id", "type": "long"}, {"name": "amount", "type": "double"}]}
-
-
-def _event(job: str, n: int, inputs: list[Any] = (), outputs: list[Any] = ()) -> dict[str, Any]:  # type: ignore[assignment]
-    return {
-        "eventType": "COMPLETE",
-        "eventTime": f"2026-01-01T00:00:{n:02d}Z",
-        "producer": f"https://example.com/{job}",
-        "schemaURL": "https://x/RunEvent",
-        "run": {"runId": f"{RUN}{n:02d}"},
-        "job": {"namespace": "etl", "name": job},
-        "inputs": list(inputs),
-        "outputs": list(outputs),
-    }
 
 
 def _lineage(namespace: str, name: str) -> dict[str, Any]:
@@ -57,7 +44,7 @@ def _lineage(namespace: str, name: str) -> dict[str, Any]:
 
 
 # Spark writes the table's location, naming the table in its symlinks facet.
-SPARK = _event(
+SPARK = complete_event(
     "spark_job",
     2,
     inputs=[{"namespace": "s3://lake", "name": "bronze/orders"}],
@@ -74,9 +61,11 @@ SPARK = _event(
     ],
 )
 # A query engine reads the table, and reads another table of the catalog.
-TRINO = _event("report", 3, inputs=[HIVE, {"namespace": "hive://metastore", "name": "silver.x"}])
+TRINO = complete_event(
+    "report", 3, inputs=[HIVE, {"namespace": "hive://metastore", "name": "silver.x"}]
+)
 # A loader writes the table by its catalog name, with a schema and column lineage.
-LOADER = _event(
+LOADER = complete_event(
     "loader",
     5,
     inputs=[{"namespace": "s3://lake", "name": "bronze/orders"}],
@@ -92,7 +81,7 @@ LOADER = _event(
     ],
 )
 # A mart's column lineage names the table as a source (its own events do not).
-MART = _event(
+MART = complete_event(
     "mart",
     6,
     outputs=[
@@ -111,10 +100,6 @@ CATALOG = {
     "dataset": {**HIVE, "facets": {"schema": SCHEMA}},
 }
 EVENTS = [SPARK, TRINO, LOADER, MART, CATALOG]
-
-
-def _record(store: Store, events: list[dict[str, Any]]) -> None:
-    store.record([parse_event(json.loads(json.dumps(e))) for e in events])
 
 
 @contextlib.contextmanager
@@ -137,30 +122,18 @@ def _lineage_dump(store: Store) -> dict[str, list[str]]:
     return {k: v for k, v in dump(store).items() if k not in skip}
 
 
-def _datasets(store: Store) -> set[tuple[str, str]]:
-    with store.engine.connect() as conn:
-        return {
-            (r.namespace, r.name)
-            for r in conn.execute(
-                sa.select(t.namespaces.c.name.label("namespace"), t.datasets.c.name).join(
-                    t.namespaces, t.namespaces.c.id == t.datasets.c.namespace_id
-                )
-            )
-        }
-
-
 def test_the_table_named_first_joins_its_location_when_the_link_arrives(db_url: str) -> None:
     with _fresh(db_url) as linked_first:
-        _record(linked_first, EVENTS)
+        record(linked_first, *EVENTS)
         expected = _lineage_dump(linked_first)
     with _fresh(db_url) as store:
         # Every event naming the table comes before the one telling its location.
         for one in [TRINO, LOADER, MART, CATALOG]:
-            _record(store, [one])
-        assert ("hive://metastore", "silver.orders") in _datasets(store)
-        _record(store, [SPARK])
+            record(store, one)
+        assert ("hive://metastore", "silver.orders") in stored_datasets(store)
+        record(store, SPARK)
         assert _lineage_dump(store) == expected
-        names = _datasets(store)
+        names = stored_datasets(store)
         assert ("hive://metastore", "silver.orders") not in names
         assert {("s3://lake", "silver/orders"), ("hive://metastore", "silver.x")} <= names
         with store.engine.connect() as conn:
@@ -181,33 +154,26 @@ def test_the_table_named_first_joins_its_location_when_the_link_arrives(db_url: 
             assert dataset_node("hive://metastore", "silver.orders") not in subjects
             assert [s.kind for s in namespace_check.check(conn, RULES)] == []
         # Idempotent: the same events again, and the link again, change nothing.
-        _record(store, [SPARK, TRINO, LOADER])
-        _record(
-            store, [{**SPARK, "run": {"runId": f"{RUN}09"}, "eventTime": "2026-01-01T00:00:01Z"}]
-        )
+        record(store, SPARK, TRINO, LOADER)
+        relinked = {**SPARK, "run": {"runId": f"{RUN}09"}, "eventTime": "2026-01-01T00:00:01Z"}
+        record(store, relinked)
         with _fresh(db_url) as again:
-            _record(
-                again,
-                [
-                    *EVENTS,
-                    {**SPARK, "run": {"runId": f"{RUN}09"}, "eventTime": "2026-01-01T00:00:01Z"},
-                ],
-            )
+            record(again, *EVENTS, relinked)
             expected_again = _lineage_dump(again)
         assert _lineage_dump(store) == expected_again
 
 
 def test_a_namespace_left_empty_goes_with_the_table(db_url: str) -> None:
     with _fresh(db_url) as store:
-        _record(store, [LOADER])
-        _record(store, [SPARK])
+        record(store, LOADER)
+        record(store, SPARK)
         with store.engine.connect() as conn:
             namespaces = set(conn.scalars(sa.select(t.namespaces.c.name)))
             sources = set(conn.scalars(sa.select(t.sources.c.name)))
         assert "hive://metastore" not in namespaces and "hive://metastore" not in sources
         # A table of the namespace named afterwards gets the namespace back.
-        _record(store, [TRINO])
-        assert ("hive://metastore", "silver.x") in _datasets(store)
+        record(store, TRINO)
+        assert ("hive://metastore", "silver.x") in stored_datasets(store)
 
 
 def _lots(events: list[dict[str, Any]], cuts: list[int]) -> list[list[dict[str, Any]]]:
@@ -230,11 +196,11 @@ def test_any_order_and_batching_makes_one_store(
     db_url: str, order: list[int], cuts: list[int]
 ) -> None:
     with _fresh(db_url) as reference:
-        _record(reference, EVENTS)
+        record(reference, *EVENTS)
         expected = _lineage_dump(reference)
     with _fresh(db_url) as store:
         for lot in _lots([EVENTS[i] for i in order], cuts):
-            _record(store, lot)
+            record(store, *lot)
         assert _lineage_dump(store) == expected
 
 
@@ -243,12 +209,12 @@ def test_a_batch_gathered_before_another_batch_carried_the_link_is_folded(db_url
     # batch naming the table can be gathered before another thread's batch
     # carrying the link is written, and be written after it.
     with _fresh(db_url) as linked_first:
-        _record(linked_first, [SPARK, LOADER])
+        record(linked_first, SPARK, LOADER)
         expected = _lineage_dump(linked_first)
     with _fresh(db_url) as store:
         loader = [parse_event(json.loads(json.dumps(LOADER)))]
         gathered = Facts.of(loader, Normaliser(RULES))
-        _record(store, [SPARK])
+        record(store, SPARK)
         lot = store_module._Lot(loader, gathered)
         store._submit(lot)
         assert lot.error is None
@@ -257,11 +223,11 @@ def test_a_batch_gathered_before_another_batch_carried_the_link_is_folded(db_url
 
 def test_tags_put_on_the_table_by_hand_move_to_its_location(db_url: str) -> None:
     with _fresh(db_url) as store:
-        _record(store, [LOADER])
+        record(store, LOADER)
         tags.create_tag(store.engine, "gold", None)
         tags.assign_tag(store.engine, "gold", dataset_node("hive://metastore", "silver.orders"))
         tags.assign_tag(store.engine, "gold", "datasetField:hive://metastore:silver.orders:id")
-        _record(store, [SPARK])
+        record(store, SPARK)
         with store.engine.connect() as conn:
             assigned = {
                 (row.subject, row.source) for row in conn.execute(sa.select(t.tag_assignments))
@@ -283,13 +249,13 @@ def test_a_table_another_process_stored_apart_is_folded_by_a_later_link(
         other = Store.open(db_url)
         other.use_namespace_rules(RULES)  # reads the store's symlinks now: none yet
         try:
-            _record(store, [SPARK])
-            _record(other, [LOADER])  # before it reads the link the first store stored
-            assert ("hive://metastore", "silver.orders") in _datasets(store)
+            record(store, SPARK)
+            record(other, LOADER)  # before it reads the link the first store stored
+            assert ("hive://metastore", "silver.orders") in stored_datasets(store)
         finally:
             other.close()
-        _record(store, [{**SPARK, "run": {"runId": f"{RUN}09"}}])
-        assert ("hive://metastore", "silver.orders") not in _datasets(store)
+        record(store, {**SPARK, "run": {"runId": f"{RUN}09"}})
+        assert ("hive://metastore", "silver.orders") not in stored_datasets(store)
         with store.engine.connect() as conn:
             loader_output = conn.scalar(
                 sa.select(t.datasets.c.name)
