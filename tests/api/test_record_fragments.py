@@ -74,7 +74,7 @@ def test_lists_are_the_records_the_model_pass_writes(retail: TestClient) -> None
             assert item == _single(retail, kind, item["namespace"], item["name"]), item["name"]
 
 
-def test_reused_records_are_filed_under_the_store_watermark(retail: TestClient) -> None:
+def test_reused_records_are_the_answer_built_before(retail: TestClient) -> None:
     fragments: RecordFragments = retail.app.state.record_fragments  # type: ignore[attr-defined]
     first = retail.get(LINEAGE)
     assert fragments.size > 0
@@ -149,6 +149,185 @@ def test_a_late_facet_changes_the_reused_records(retail: TestClient) -> None:
     assert "documentation" in listed_datasets["gold.revenue"]["facets"]
 
 
+def _dataset_event(name: str, time: str, facet: str) -> dict[str, Any]:
+    """A DatasetEvent for ``name`` at ``time`` (a version of its own) carrying facet ``facet``."""
+    return {
+        "eventTime": time,
+        "producer": PRODUCER,
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
+        "dataset": {
+            "namespace": NS,
+            "name": name,
+            "facets": {
+                facet: {"_producer": PRODUCER, "_schemaURL": "https://example.com/x.json", "n": 1}
+            },
+        },
+    }
+
+
+def _items(client: TestClient, path: str, key: str) -> dict[str, Any]:
+    answer = client.get(path)
+    assert answer.status_code == 200, answer.text
+    return {item["name"]: item for item in answer.json()[key]}
+
+
+def _built_by(client: TestClient, path: str) -> int:
+    """How many records answering ``path`` built (not taken from the cache)."""
+    fragments: RecordFragments = client.app.state.record_fragments  # type: ignore[attr-defined]
+    before = fragments.built
+    assert client.get(path).status_code == 200
+    return fragments.built - before
+
+
+def test_a_write_rebuilds_only_the_records_it_may_change(retail: TestClient) -> None:
+    for path in (DATASETS, JOBS, LINEAGE):
+        retail.get(path)
+        assert _built_by(retail, path) == 0, path  # every record reused
+    datasets, jobs = _items(retail, DATASETS, "datasets"), _items(retail, JOBS, "jobs")
+    tagged = retail.get(LINEAGE)
+
+    # A facet on raw.customers, after every run: no job's run read it since.
+    posted = retail.post(
+        "/api/v1/lineage",
+        json=_dataset_event("raw.customers", "2026-03-03T09:00:00Z", "customersNote"),
+    )
+    assert posted.status_code < 300, posted.text
+    assert _built_by(retail, DATASETS) == 1
+    assert _built_by(retail, JOBS) == 0
+    assert _built_by(retail, LINEAGE) == 0  # raw.customers is not in gold.revenue's graph
+    # The ETag follows the whole store: the answer is re-sent, the same.
+    again = retail.get(LINEAGE, headers={"If-None-Match": tagged.headers["etag"]})
+    assert again.status_code == 200 and again.content == tagged.content
+    after = _items(retail, DATASETS, "datasets")
+    assert after["raw.customers"]["facets"]["customersNote"]["n"] == 1
+    assert after["raw.customers"] == _single(retail, "dataset", NS, "raw.customers")
+    assert {k: v for k, v in after.items() if k != "raw.customers"} == {
+        k: v for k, v in datasets.items() if k != "raw.customers"
+    }
+    assert _items(retail, JOBS, "jobs") == jobs
+
+    # A late version of silver.orders, between its day-2 write (10:30) and the day-2 runs
+    # of build_revenue (12:00) and build_ltv (13:00) that read it: what those runs read
+    # changes, so those two jobs' records do, and nothing else of the jobs.
+    posted = retail.post(
+        "/api/v1/lineage",
+        json=_dataset_event("silver.orders", "2026-03-02T11:00:00Z", "ordersNote"),
+    )
+    assert posted.status_code < 300, posted.text
+    assert _built_by(retail, JOBS) == 2
+    changed = _items(retail, JOBS, "jobs")
+    for name in ("build_revenue", "build_ltv"):
+        read = {
+            v["datasetVersionId"]["name"]: v["datasetVersionId"]["version"]
+            for v in changed[name]["latestRun"]["inputDatasetVersions"]
+        }
+        was = {
+            v["datasetVersionId"]["name"]: v["datasetVersionId"]["version"]
+            for v in jobs[name]["latestRun"]["inputDatasetVersions"]
+        }
+        assert read["silver.orders"] != was["silver.orders"], name
+        assert changed[name] == _single(retail, "job", NS, name), name
+    assert {k: v for k, v in changed.items() if k not in ("build_revenue", "build_ltv")} == {
+        k: v for k, v in jobs.items() if k not in ("build_revenue", "build_ltv")
+    }
+    node = _node(retail.get(LINEAGE), f"job:{NS}:build_revenue")
+    assert node == changed["build_revenue"]
+
+
+def test_a_late_facet_on_an_old_version_changes_that_record_and_its_etag(
+    retail: TestClient,
+) -> None:
+    first = retail.get(LINEAGE)
+    datasets = _items(retail, DATASETS, "datasets")
+    assert "auditNote" not in datasets["gold.revenue"]["facets"]
+    late = {
+        "eventType": "RUNNING",
+        "eventTime": "2026-03-01T12:15:00Z",  # inside the day-1 run, long finished
+        "producer": PRODUCER,
+        "schemaURL": SCHEMA_URL,
+        "run": {"runId": run_id("build_revenue", 1)},
+        "job": {"namespace": NS, "name": "build_revenue"},
+        "inputs": [],
+        "outputs": [
+            {
+                "namespace": NS,
+                "name": "gold.revenue",
+                "facets": {
+                    "auditNote": {
+                        "_producer": PRODUCER,
+                        "_schemaURL": "https://example.com/auditNote.json",
+                        "note": "checked",
+                    }
+                },
+            }
+        ],
+    }
+    posted = retail.post("/api/v1/lineage", json=late)
+    assert posted.status_code < 300, posted.text
+    assert _built_by(retail, DATASETS) == 1  # gold.revenue alone
+    after = retail.get(LINEAGE, headers={"If-None-Match": first.headers["etag"]})
+    assert after.status_code == 200 and after.headers["etag"] != first.headers["etag"]
+    dataset = _node(after, f"dataset:{NS}:gold.revenue")
+    assert dataset["facets"]["auditNote"]["note"] == "checked"
+    assert dataset == _single(retail, "dataset", NS, "gold.revenue")
+    listed = _items(retail, DATASETS, "datasets")
+    assert listed["gold.revenue"] == dataset
+    assert {k: v for k, v in listed.items() if k != "gold.revenue"} == {
+        k: v for k, v in datasets.items() if k != "gold.revenue"
+    }
+
+
+def test_a_run_settling_its_state_changes_the_records_of_what_it_wrote(
+    retail: TestClient,
+) -> None:
+    run = {
+        "run": {"runId": "00000000-0000-4000-8000-000300000002"},
+        "job": {"namespace": NS, "name": "clean_customers"},
+        "producer": PRODUCER,
+        "schemaURL": SCHEMA_URL,
+    }
+    started = retail.post(
+        "/api/v1/lineage",
+        json={
+            **run,
+            "eventType": "START",
+            "eventTime": "2026-03-03T10:00:00Z",
+            "inputs": [{"namespace": NS, "name": "raw.customers"}],
+            "outputs": [{"namespace": NS, "name": "silver.customers"}],
+        },
+    )
+    assert started.status_code < 300, started.text
+    running = _items(retail, DATASETS, "datasets")["silver.customers"]
+    # The COMPLETE names no dataset: only the run's state says its version counts now.
+    completed = retail.post(
+        "/api/v1/lineage",
+        json={
+            **run,
+            "eventType": "COMPLETE",
+            "eventTime": "2026-03-03T10:30:00Z",
+            "inputs": [],
+            "outputs": [],
+        },
+    )
+    assert completed.status_code < 300, completed.text
+    done = _items(retail, DATASETS, "datasets")["silver.customers"]
+    assert done["lastModifiedAt"] != running["lastModifiedAt"]
+    assert done["lastModifiedAt"].startswith("2026-03-03T10:")
+    assert done == _single(retail, "dataset", NS, "silver.customers")
+
+
+def test_a_tag_set_by_hand_is_in_the_reused_records(retail: TestClient) -> None:
+    assert "pii" not in _items(retail, DATASETS, "datasets")["raw.customers"]["tags"]
+    assert _built_by(retail, DATASETS) == 0
+    created = retail.put("/api/v1/tags/pii", json={"description": "personal data"})
+    assert created.status_code < 300, created.text
+    tagged = retail.post(f"/api/v1/namespaces/{NS}/datasets/raw.customers/tags/pii")
+    assert tagged.status_code < 300, tagged.text
+    listed = _items(retail, DATASETS, "datasets")["raw.customers"]
+    assert "pii" in listed["tags"]
+    assert listed == _single(retail, "dataset", NS, "raw.customers")
+
+
 def test_a_limited_token_never_gets_records_built_for_more(store: Store) -> None:
     api_key = "hw_record-fragments-api-key"
     team, _ = tokens.create_token(store.engine, "team-a", ["read"], [TEAM_JOBS, TEAM_LAKE])
@@ -190,27 +369,36 @@ def _build_counter(calls: list[list[str]]) -> Any:
     return build
 
 
-def test_records_are_built_once_per_watermark_and_scope() -> None:
+def test_records_are_built_once_per_revision_and_scope() -> None:
     fragments = RecordFragments()
     calls: list[list[str]] = []
     build = _build_counter(calls)
+    revisions = {"a": (0, 1), "b": (0, 1), "c": (0, 1)}
 
-    def ask(watermark: str, rows: list[str], scope: NamespaceScope = EVERYTHING) -> bytes:
-        found = fragments.records(watermark, "dataset", scope, rows, str, build)
+    def ask(rows: list[str], scope: NamespaceScope = EVERYTHING) -> bytes:
+        found = fragments.records("dataset", scope, rows, str, revisions.__getitem__, build)
         return b"[" + b",".join(fragment.json for fragment in found) + b"]"
 
-    first = ask("w1", ["a", "b"])
-    assert ask("w1", ["b", "a", "c"]) == b'[{"name":"b","size":"' + b"x" * 100 + b'"},' + (
+    first = ask(["a", "b"])
+    assert ask(["b", "a", "c"]) == b'[{"name":"b","size":"' + b"x" * 100 + b'"},' + (
         b'{"name":"a","size":"' + b"x" * 100 + b'"},{"name":"c","size":"' + b"x" * 100 + b'"}]'
     )
-    assert calls == [["a", "b"], ["c"]]
-    assert ask("w1", ["a", "b"]) == first and len(calls) == 2
-    ask("w1", ["a"], NamespaceScope.of(["ns"]))  # another reader's records are other bytes
+    assert calls == [["a", "b"], ["c"]] and fragments.built == 3
+    assert ask(["a", "b"]) == first and len(calls) == 2
+    ask(["a"], NamespaceScope.of(["ns"]))  # another reader's records are other bytes
     assert calls[-1] == ["a"]
-    ask("w2", ["a"])  # the store changed: built again
+    revisions["a"] = (0, 2)  # a write changed a's rows: a alone is built again
+    ask(["a", "b", "c"])
     assert calls[-1] == ["a"] and len(calls) == 4
-    ask("w1", ["b"])  # a watermark seen before is not trusted to be current again
-    assert calls[-1] == ["b"]
+    revisions["b"] = (1, 1)  # the epoch moved: b's fragment is not trusted either
+    ask(["a", "b", "c"])
+    assert calls[-1] == ["b"] and fragments.built == 6
+    # A request that read an older revision builds for itself, and leaves the newer one kept.
+    revisions["b"] = (0, 1)
+    ask(["b"])
+    revisions["b"] = (1, 1)
+    ask(["b"])
+    assert len(calls) == 6 and fragments.built == 7
 
 
 @pytest.mark.parametrize("bound", [350, 1000])
@@ -219,9 +407,9 @@ def test_the_cache_keeps_within_its_bound(bound: int) -> None:
     calls: list[list[str]] = []
     build = _build_counter(calls)
     rows = [f"r{i}" for i in range(20)]
-    fragments.records("w", "dataset", EVERYTHING, rows, str, build)
+    fragments.records("dataset", EVERYTHING, rows, str, lambda _: (0, 0), build)
     assert 0 < fragments.size <= bound
-    fragments.records("w", "dataset", EVERYTHING, rows[-1:], str, build)
+    fragments.records("dataset", EVERYTHING, rows[-1:], str, lambda _: (0, 0), build)
     assert len(calls) == 1  # the most recent ones are kept
 
 

@@ -41,12 +41,7 @@ from headwater.errors import StoreError
 from headwater.server.access import principal_of
 from headwater.store.reads.watermark import read_watermark
 
-__all__ = ["ETAGGED_PATHS", "ETags", "WATERMARK_KEY", "document_etags", "etag_matches"]
-
-#: Where the watermark read for the tag is left in the request's state, for the
-#: route to file the records it builds under (``headwater.server.record_fragments``):
-#: read before the route opens its connection, so its rows are at least as new.
-WATERMARK_KEY = "headwater.watermark"
+__all__ = ["ETAGGED_PATHS", "ETags", "document_etags", "etag_matches"]
 
 _SEGMENT = "[^/]+"
 #: The GET paths whose answers carry an ETag (regular expressions on the raw path).
@@ -118,7 +113,6 @@ class ETags:
             # Before the route reads anything: its rows are then at least this new.
             watermark = await run_in_threadpool(self._watermark)
             etag = _tag(scope, watermark)
-            scope.setdefault("state", {})[WATERMARK_KEY] = watermark
         except StoreError:
             await self.app(scope, receive, send)  # the route answers the 503 itself
             return

@@ -153,7 +153,7 @@ def create_token(
     allowed = None if namespaces is None else frozenset(namespaces)
     token = Token(name, digest(secret), wanted, allowed, now_utc(), None)
     try:
-        with write_transaction(engine) as conn:
+        with write_transaction(engine, records=False) as conn:
             conn.execute(sa.insert(api_tokens).values(
                 name=name, digest=token.digest, scopes=",".join(sorted(wanted)),
                 namespaces=None if allowed is None else sorted(allowed),
@@ -181,7 +181,7 @@ def list_tokens(engine: sa.Engine, *, include_revoked: bool = True) -> list[Toke
 
 def revoke_token(engine: sa.Engine, name: str) -> None:
     """Revoke the live token ``name``; NotFoundError when there is none."""
-    with write_transaction(engine) as conn:
+    with write_transaction(engine, records=False) as conn:
         done = conn.execute(
             sa.update(api_tokens)
             .where(api_tokens.c.name == name, api_tokens.c.revoked_at.is_(None))
@@ -195,7 +195,7 @@ def append_audit(engine: sa.Engine, rows: Sequence[AuditRow]) -> None:
     """Append ``rows`` in one transaction."""
     if not rows:
         return
-    with write_transaction(engine) as conn:
+    with write_transaction(engine, records=False) as conn:
         conn.execution_options(**{UNVERSIONED_OPTION: True})  # no read answer shows it
         conn.execute(sa.insert(audit_log), [
             {"at": r.at, "token_name": r.token_name, "client": r.client,
@@ -211,7 +211,7 @@ def prune_audit(engine: sa.Engine, before: datetime) -> int:
     The database refuses it (the triggers of migration 0008) for a row younger
     than a day, whatever ``before`` says.
     """
-    with write_transaction(engine) as conn:
+    with write_transaction(engine, records=False) as conn:
         conn.execution_options(**{UNVERSIONED_OPTION: True})  # no read answer shows it
         done = conn.execute(sa.delete(audit_log).where(audit_log.c.at < before))
         return int(done.rowcount or 0)

@@ -132,7 +132,7 @@ def retry(engine: sa.Engine, item: Queued, at: datetime, error: str) -> None:
 def remove(engine: sa.Engine, item: Queued) -> None:
     """Delete ``item`` (delivered, given up, or its drift gone)."""
     try:
-        with write_transaction(engine) as conn:
+        with write_transaction(engine, records=False) as conn:
             conn.execute(_o.delete().where(_o.c.id == item.id))
     except SQLAlchemyError as exc:
         raise translate(exc) from exc
@@ -153,7 +153,7 @@ def _update(engine: sa.Engine, item: Queued, **values: object) -> int:
     if "attempts" not in values:
         statement = statement.where(_o.c.next_attempt_at == item.next_attempt_at)
     try:
-        with write_transaction(engine) as conn:
+        with write_transaction(engine, records=False) as conn:
             return conn.execute(statement.values(**values)).rowcount
     except SQLAlchemyError as exc:
         raise translate(exc) from exc

@@ -10,7 +10,10 @@ column of a row follows one rule:
   guard and every guarded column together. The hash breaks ties, so equal
   event times still give one answer whatever the arrival order.
 
-Columns in neither list are written on insert and never changed.
+* ``counted``: one more on every upsert that meets a stored row (a write
+  counter, not a fact: ``store.revisions``); the column's default on insert.
+
+Columns in none of these are written on insert and never changed.
 The same rule reduces rows inside a batch (:func:`merge_into`) and resolves
 conflicts with stored rows (:func:`upsert_statement`), so a batch's outcome
 does not depend on how events were split into batches.
@@ -38,6 +41,7 @@ class MergeRule:
     greatest: tuple[str, ...] = ("updated_at",)
     guard: tuple[str, ...] = ()
     guarded: tuple[str, ...] = ()
+    counted: tuple[str, ...] = ()
 
 
 def merge_into(
@@ -85,6 +89,8 @@ def upsert_statement(rule: MergeRule, dialect_name: str) -> sa.Insert:
         newer = _newer([new[c] for c in rule.guard], [table.c[c] for c in rule.guard])
         for col in rule.guard + rule.guarded:
             updates[col] = sa.case((newer, new[col]), else_=table.c[col])
+    for col in rule.counted:
+        updates[col] = table.c[col] + sa.literal_column("1")  # no parameter to bind
     if not updates:
         return stmt.on_conflict_do_nothing(  # type: ignore[no-any-return,attr-defined]
             index_elements=list(rule.key)

@@ -56,7 +56,7 @@ def keep(engine: sa.Engine, refused: Sequence[Refused]) -> None:
                         "reason": _text(item.reason), "field": _text(item.field),
                         "status": item.status, "times_seen": 1,
                         "first_received_at": now, "last_received_at": now}
-    with write_transaction(engine) as conn:
+    with write_transaction(engine, records=False) as conn:
         producers.record_refusals(conn, (item.value for item in refused), now)
         for row in sorted(rows.values(), key=lambda r: r["payload_hash"]):
             stmt = dialects.insert(conn.dialect.name, _q).values(**row)

@@ -118,7 +118,7 @@ def copy_floor(source: sa.Engine, target: sa.Engine) -> datetime | None:
 
 
 def _raise_floor(engine: sa.Engine, cutoff: datetime) -> datetime:
-    with write_transaction(engine) as conn:
+    with write_transaction(engine, records=False) as conn:
         current = read_floor(conn)
         floor = cutoff if current is None else max(current, cutoff)
         stmt = dialects.insert(conn.dialect.name, retention_floor).values(
@@ -284,7 +284,7 @@ def prune(
             done.batch_seconds.append(time.perf_counter() - started)
         if progress is not None:
             progress(done, seen)
-    with write_transaction(engine) as conn:
+    with write_transaction(engine, records=False) as conn:
         done.producer_hours = producers.prune(conn, cutoff)
         done.queued_drifts = drift_outbox.prune(conn, cutoff)
     done.vacuumed_pages = _incremental_vacuum(engine)
@@ -330,7 +330,7 @@ def _incremental_vacuum(engine: sa.Engine) -> int:
     freed = 0
     last: int | None = None
     while True:
-        with write_transaction(engine) as conn:
+        with write_transaction(engine, records=False) as conn:
             free = int(conn.exec_driver_sql("PRAGMA freelist_count").scalar() or 0)
             if free == 0 or free == last:  # done, or nothing more it can free
                 return freed

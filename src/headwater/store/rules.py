@@ -28,14 +28,15 @@ NAMESPACES = MergeRule(t.namespaces, ("name",))
 SOURCES = MergeRule(
     t.sources, ("name",), guard=("url_time", "url_hash"), guarded=("connection_url",)
 )
-DATASETS = MergeRule(t.datasets, ("namespace_id", "name"))
+# Every batch naming a dataset or a job counts its revision (store.revisions).
+DATASETS = MergeRule(t.datasets, ("namespace_id", "name"), counted=("revision",))
 # A symlink's type is the smallest seen: any fixed choice is order-independent.
 DATASET_SYMLINKS = MergeRule(
     t.dataset_symlinks, ("dataset_id", "namespace", "name"), least=("created_at", "type")
 )
 # A raw name maps to one dataset under one rule set; a rule change is a rebuild.
 DATASET_ALIASES = MergeRule(t.dataset_aliases, ("namespace", "name"))
-JOBS = MergeRule(t.jobs, ("namespace_id", "name"))
+JOBS = MergeRule(t.jobs, ("namespace_id", "name"), counted=("revision",))
 JOB_VERSIONS = MergeRule(t.job_versions, ("uuid",))
 RUNS = MergeRule(
     t.runs,

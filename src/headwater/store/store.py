@@ -366,7 +366,8 @@ class Store:
             try:
                 # Several processes may write one SQLite file (serve --workers N):
                 # they take turns through the lock file (see transactions.py).
-                with write_transaction(self.engine) as conn:
+                # The writer counts the revisions of the records it changes (revisions.py).
+                with write_transaction(self.engine, records=False) as conn:
                     new = self._writer.write(conn, events, facts)
             except BaseException as exc:
                 self._writer.rollback()  # the id caches may hold rows that were not committed

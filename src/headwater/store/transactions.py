@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import SQLAlchemyError
 
 from headwater.errors import StoreError, WriteRefused
-from headwater.store import dialects, failures
+from headwater.store import dialects, failures, revisions
 
 __all__ = [
     "WriteConflict", "cross_process_lock", "now_utc", "translate", "write_lock_path",
@@ -62,8 +62,13 @@ def cross_process_lock(path: str | None) -> Iterator[None]:
 
 
 @contextmanager
-def write_transaction(engine: sa.Engine) -> Iterator[sa.Connection]:
+def write_transaction(engine: sa.Engine, *, records: bool = True) -> Iterator[sa.Connection]:
     """One write transaction (SQLite: BEGIN IMMEDIATE under the write lock).
+
+    ``records``: whether what it writes may change a dataset's or a job's record;
+    if so it counts the records epoch (``revisions``), so no record's JSON kept
+    from before it is reused. The event write path counts the revisions of the
+    rows it writes itself, and passes False, as do writes no record shows.
 
     Database errors are translated (see :mod:`headwater.store.failures`): the
     database unavailable, or a conflict with another writer, becomes
@@ -76,6 +81,8 @@ def write_transaction(engine: sa.Engine) -> Iterator[sa.Connection]:
             conn = conn.execution_options(**{dialects.WRITER_OPTION: True})
             with conn.begin():
                 yield conn
+                if records:
+                    revisions.bump_epoch(conn)
     except SQLAlchemyError as exc:
         raise translate(exc) from exc
 

@@ -5,7 +5,8 @@ The steps, each a handful of ``executemany`` statements per batch:
 1. drop events already stored (content hash) and append the rest to ``events``;
 2. gather the facts of the new events (:class:`~headwater.store.extract.Facts`);
 3. resolve surrogate ids of namespaces, datasets, jobs and tags (cached);
-4. upsert every fact table with its merge rule;
+4. upsert every fact table with its merge rule, counting the revisions of
+   the records the batch may change (``revisions``);
 5. re-derive, for the datasets, versions and runs the batch touched, the
    columns that are functions of stored facts (``derive``);
 6. with ``[symlinks] resolve``, fold a catalog name stored as a dataset of its
@@ -22,7 +23,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.events.parse import ParsedEvent
-from headwater.store import declared_io, derive, dialects, fold, producers, rules
+from headwater.store import declared_io, derive, dialects, fold, producers, revisions, rules
 from headwater.store import tables as t
 from headwater.store.chunking import chunks
 from headwater.store.driver.bulk import copy_rows
@@ -124,9 +125,11 @@ class Writer:
         derive.after_batch(conn, self.sql, self.dataset_ids, facts)
         declared_io.record(conn, new, self.names)
         if self.names is not None and self.names.rules.resolve_symlinks:
-            fold.fold_linked_names(conn, new, self.names, self._rewrite, self.sql,
-                                   self.dataset_ids, self.namespace_ids,
-                                   facts.table_rows(rules.DATASETS), self._links_checked)
+            folded = fold.fold_linked_names(
+                conn, new, self.names, self._rewrite, self.sql, self.dataset_ids,
+                self.namespace_ids, facts.table_rows(rules.DATASETS), self._links_checked)
+            if folded:
+                revisions.bump_epoch(conn)  # rows of several datasets moved
         return {ev.event_hash for ev in new}
 
     def _rewrite(self, conn: sa.Connection, events: Sequence[ParsedEvent]) -> None:
@@ -171,12 +174,19 @@ class Writer:
         self._resolve(conn, self.tag_ids, tags.keys(), _TAG_IDS, t.tags.c.name)
 
         ds, job, tag = self.dataset_ids.get, self.job_ids.get, self.tag_ids.get
-        self.sql.upsert(conn, rules.RUNS,
-                        _with_ids(facts.table_rows(rules.RUNS), ("job", "job_id", job)))
+        runs = facts.table_rows(rules.RUNS)
+        self.sql.upsert(conn, rules.RUNS, _with_ids(runs, ("job", "job_id", job)))
+        # Before the versions' upsert: it compares their stored times with the batch's.
+        versions = facts.table_rows(rules.DATASET_VERSIONS)
+        revisions.count_readers(conn, [(v["uuid"], ds(v["dataset"]), v["updated_at"])
+                                       for v in versions.values()])
         for rule in (rules.DATASET_VERSIONS, rules.RUN_INPUTS, rules.RUN_OUTPUTS,
                      rules.DATASET_SYMLINKS):
             self.sql.upsert(conn, rule,
                             _with_ids(facts.table_rows(rule), ("dataset", "dataset_id", ds)))
+        # A terminal event may settle its run's state: the datasets it wrote show it.
+        revisions.count_run_outputs(conn, self.sql, [u for u, r in runs.items()
+                                                     if r["state_rank"] == 2])
         self.sql.upsert(conn, rules.COLUMN_LINEAGE, _with_ids(
             facts.table_rows(rules.COLUMN_LINEAGE), ("target", "target_dataset_id", ds),
             ("source", "source_dataset_id", ds)))

@@ -52,10 +52,10 @@ def list_datasets(
 ) -> Response:
     """The namespace's datasets by name; 404 if the namespace does not exist."""
     with connection(store) as conn:
-        watermark = fragments.watermark(conn)  # before the rows (server/record_fragments.py)
+        epoch = fragments.epoch(conn)  # before the rows (server/record_fragments.py)
         page = _DATASETS.page(limit, offset, cursor)
         rows, total = reads.dataset_rows_page(conn, namespace, page)
-        items = fragments.datasets(conn, watermark, rows, scope)
+        items = fragments.datasets(conn, epoch, rows, scope)
     names = [{"name": row.name} for row in rows]  # what the cursor is made of
     return stitched_answer(
         list_parts(

@@ -55,9 +55,9 @@ def list_jobs(
 ) -> Response:
     """The namespace's jobs by name, each with its current version's inputs and outputs."""
     with connection(store) as conn:
-        watermark = fragments.watermark(conn)  # before the rows (server/record_fragments.py)
+        epoch = fragments.epoch(conn)  # before the rows (server/record_fragments.py)
         rows, total = reads.job_rows_page(conn, namespace, _JOBS.page(limit, offset, cursor))
-        items = fragments.jobs(conn, watermark, rows, scope)
+        items = fragments.jobs(conn, epoch, rows, scope)
     names = [{"name": row.name} for row in rows]  # what the cursor is made of
     return stitched_answer(
         list_parts(

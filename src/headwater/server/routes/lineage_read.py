@@ -110,8 +110,7 @@ def get_lineage(
     """The dataset/job graph upstream and downstream of ``nodeId``, ``depth`` edges deep."""
     node = parse_node_id(nodeId, allowed=(NodeType.DATASET, NodeType.JOB))
     with connection(store) as conn:
-        # Before the rows (server/record_fragments.py).
-        watermark = fragments.watermark(conn, request)
+        epoch = fragments.epoch(conn)  # before the rows (server/record_fragments.py)
         hidden = HiddenNodes(conn, scope)
         require_node(conn, node, hidden)
         graph = walk(TableLineage(conn, None, hidden), str(node), Direction.BOTH, depth,
@@ -123,14 +122,14 @@ def get_lineage(
         job_rows = job_reads.job_rows_by_keys(
             conn, [(p.namespace, p.name) for p in parsed if p.type is NodeType.JOB], scope
         )
-        # Each record's JSON as built once per store revision (server/record_fragments.py).
+        # Each record's JSON as built once per revision of its rows (server/record_fragments.py).
         data: dict[str, Fragment] = {}
         for row, fragment in zip(
-            dataset_rows, fragments.datasets(conn, watermark, dataset_rows, scope), strict=True
+            dataset_rows, fragments.datasets(conn, epoch, dataset_rows, scope), strict=True
         ):
             data[f"dataset:{row.namespace}:{row.name}"] = fragment
         for row, fragment in zip(
-            job_rows, fragments.jobs(conn, watermark, job_rows, scope), strict=True
+            job_rows, fragments.jobs(conn, epoch, job_rows, scope), strict=True
         ):
             data[f"job:{row.namespace}:{row.name}"] = fragment
     return stitched_answer(_lineage_parts(graph, data), request)
