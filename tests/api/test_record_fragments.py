@@ -316,6 +316,39 @@ def test_a_run_settling_its_state_changes_the_records_of_what_it_wrote(
     assert done == _single(retail, "dataset", NS, "silver.customers")
 
 
+def test_a_parent_run_arriving_late_names_its_childrens_parent_job(retail: TestClient) -> None:
+    parent, child = "00000000-0000-4000-8000-000400000001", "00000000-0000-4000-8000-000400000002"
+    base = {"producer": PRODUCER, "schemaURL": SCHEMA_URL, "inputs": [], "outputs": []}
+    # The child's parent facet names the parent run only: its job is the parent run's.
+    facet = {"_producer": PRODUCER, "_schemaURL": SCHEMA_URL, "run": {"runId": parent}}
+    posted = retail.post(
+        "/api/v1/lineage",
+        json={
+            **base,
+            "eventType": "START",
+            "eventTime": "2026-03-04T10:00:01Z",
+            "run": {"runId": child, "facets": {"parent": facet}},
+            "job": {"namespace": NS, "name": "nightly.step"},
+        },
+    )
+    assert posted.status_code < 300, posted.text
+    assert _items(retail, JOBS, "jobs")["nightly.step"]["parentJobName"] is None
+    posted = retail.post(
+        "/api/v1/lineage",
+        json={
+            **base,
+            "eventType": "START",
+            "eventTime": "2026-03-04T10:00:00Z",
+            "run": {"runId": parent},
+            "job": {"namespace": NS, "name": "nightly"},
+        },
+    )
+    assert posted.status_code < 300, posted.text
+    listed = _items(retail, JOBS, "jobs")["nightly.step"]
+    assert listed["parentJobName"] == "nightly"
+    assert listed == _single(retail, "job", NS, "nightly.step")
+
+
 def test_a_tag_set_by_hand_is_in_the_reused_records(retail: TestClient) -> None:
     assert "pii" not in _items(retail, DATASETS, "datasets")["raw.customers"]["tags"]
     assert _built_by(retail, DATASETS) == 0

@@ -18,7 +18,7 @@ counts a dataset's or a job's ``revision`` in the transaction of every write
 that may change its record -- an event naming it (a late one that only adds a
 facet to an old version or a finished run included), a run that wrote the
 dataset settling its state, a version of a dataset the job's runs read moving
-under them -- and the
+under them, the parent run of one of its runs arriving -- and the
 epoch on writes outside the event write path that may change any record
 (tags set by hand, deletes, retention). So a write changing dataset A's record
 leaves dataset B's fragment valid: on a store taking events continuously, an

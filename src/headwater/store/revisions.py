@@ -16,6 +16,9 @@ write path keeps:
   * by the batch whose terminal event settles a run's state, on the datasets
     the run wrote (:func:`count_run_outputs`): ``lastModifiedAt`` counts the
     versions of completed runs;
+  * by the batch that writes a run, on the jobs of its child runs
+    (:func:`count_children`): a child whose ``parent`` facet names no job
+    takes its parent job from the parent run's own row;
   * by the batch that writes a dataset version or moves its time, on the jobs
     whose runs read the dataset at a time that version's move concerns
     (:func:`count_readers`): a run's input version is the dataset's latest
@@ -49,7 +52,13 @@ from headwater.store import tables as t
 if TYPE_CHECKING:
     from headwater.store.statements import Statements
 
-__all__ = ["bump_epoch", "count_readers", "count_run_outputs", "read_epoch"]
+__all__ = [
+    "bump_epoch",
+    "count_children",
+    "count_readers",
+    "count_run_outputs",
+    "read_epoch",
+]
 
 _j, _ds, _v, _ri, _r = t.jobs, t.datasets, t.dataset_versions, t.run_inputs, t.runs
 _epoch = t.record_epoch
@@ -62,6 +71,13 @@ _COUNT_RUN_OUTPUTS = (
     _ds.update()
     .where(_ds.c.id.in_(sa.select(_v.c.dataset_id).where(_v.c.run_uuid.in_(_IDS))))
     .values(revision=_ds.c.revision + 1)
+)
+
+# Jobs of the runs whose parent is one of the runs.
+_COUNT_CHILDREN = (
+    _j.update()
+    .where(_j.c.id.in_(sa.select(_r.c.job_id).where(_r.c.parent_run_uuid.in_(_IDS))))
+    .values(revision=_j.c.revision + 1)
 )
 
 # The version's stored time before this batch's upsert (NULL: a new version).
@@ -101,6 +117,11 @@ def count_run_outputs(conn: sa.Connection, sql: Statements, run_uuids: Iterable[
     """Count up the datasets that the runs ``run_uuids`` (whose state a batch may have
     settled) wrote versions of."""
     sql.by_ids(conn, "revisions:run-outputs", _COUNT_RUN_OUTPUTS, sorted(set(run_uuids)))
+
+
+def count_children(conn: sa.Connection, sql: Statements, run_uuids: Iterable[str]) -> None:
+    """Count up the jobs of the child runs of ``run_uuids`` (runs a batch wrote)."""
+    sql.by_ids(conn, "revisions:children", _COUNT_CHILDREN, sorted(set(run_uuids)))
 
 
 def count_readers(conn: sa.Connection, versions: Iterable[tuple[str, int, datetime]]) -> None:

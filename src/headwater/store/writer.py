@@ -176,6 +176,7 @@ class Writer:
         ds, job, tag = self.dataset_ids.get, self.job_ids.get, self.tag_ids.get
         runs = facts.table_rows(rules.RUNS)
         self.sql.upsert(conn, rules.RUNS, _with_ids(runs, ("job", "job_id", job)))
+        revisions.count_children(conn, self.sql, runs)
         # Before the versions' upsert: it compares their stored times with the batch's.
         versions = facts.table_rows(rules.DATASET_VERSIONS)
         revisions.count_readers(conn, [(v["uuid"], ds(v["dataset"]), v["updated_at"])
