@@ -11,6 +11,17 @@ Three arms, alternated query by query in rotating order on one store:
 - ``bare``: the same walk or page and the answer's rows fetched from the
   database, no record built and no JSON.
 
+Under continuous writes (``measure_written``), one event is ingested before every
+request of every arm (a new run of a random job of the graph: its START, then
+its COMPLETE), as a store taking events all the time sees, with three arms:
+
+- ``per-row``: the server as it runs, each record's JSON reused until a write
+  changes its rows (``headwater.store.revisions``);
+- ``watermark``: the same cache keyed by the whole store's watermark instead,
+  so every write makes every record be built again (how records were kept
+  before per-row revisions);
+- ``bare``: as above.
+
 The HTTP requests are answered in-process through ASGI (every middleware, the
 route in the thread pool, gzip accepted as a browser would), with no HTTP client
 in the process: the time is until the app has sent the whole answer. Per
@@ -28,13 +39,16 @@ import os
 import random
 import statistics
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlencode
 
 import synthetic
 
 from headwater.config import Settings
+from headwater.events import parse_event
 from headwater.graph.model import Direction, NodeId, NodeType
 from headwater.graph.traverse import walk
 from headwater.server.app import create_app
@@ -45,8 +59,9 @@ from headwater.store.reads import datasets as dataset_reads
 from headwater.store.reads import jobs as job_reads
 from headwater.store.reads.common import Page
 from headwater.store.reads.table_lineage import TableLineage
+from headwater.store.reads.watermark import read_watermark
 
-__all__ = ["measure_lists", "measure_v1"]
+__all__ = ["measure_lists", "measure_v1", "measure_written"]
 
 ARMS = ("reused", "rebuilt", "bare")
 # A query: the HTTP path and parameters, the bare path (returns its item count), and
@@ -173,22 +188,24 @@ def measure_v1(store: Store, graph: synthetic.SyntheticGraph, queries: int,
     middle = [o for job in graph.jobs if 3 <= job.layer <= synthetic.LAYERS - 3
               for o in job.outputs] or [o for job in graph.jobs for o in job.outputs]
 
-    def bare_of(node: str) -> Callable[[Any], int]:
-        def bare(conn: Any) -> int:
-            found = walk(TableLineage(conn), node, Direction.BOTH, 20, MAX_V1_NODES)
-            parsed = [NodeId.parse(n.id) for n in found.nodes]
-            dataset_reads.dataset_rows_by_keys(
-                conn, [(p.namespace, p.name) for p in parsed if p.type is NodeType.DATASET])
-            job_reads.job_rows_by_keys(
-                conn, [(p.namespace, p.name) for p in parsed if p.type is NodeType.JOB])
-            return len(found.nodes)
-
-        return bare
-
     chosen = [f"dataset:{ns}:{rng.choice(middle)}" for _ in range(queries + 3)]
     _run(store, "v1 lineage, depth 20, HTTP vs bare path",
-         [("/api/v1/lineage", {"nodeId": n, "depth": 20}, bare_of(n), "graph") for n in chosen],
+         [("/api/v1/lineage", {"nodeId": n, "depth": 20}, _v1_bare(n), "graph") for n in chosen],
          "node")
+
+
+def _v1_bare(node: str) -> Callable[[Any], int]:
+    """The v1 lineage answer's bare path: the walk and its nodes' rows, no record."""
+    def bare(conn: Any) -> int:
+        found = walk(TableLineage(conn), node, Direction.BOTH, 20, MAX_V1_NODES)
+        parsed = [NodeId.parse(n.id) for n in found.nodes]
+        dataset_reads.dataset_rows_by_keys(
+            conn, [(p.namespace, p.name) for p in parsed if p.type is NodeType.DATASET])
+        job_reads.job_rows_by_keys(
+            conn, [(p.namespace, p.name) for p in parsed if p.type is NodeType.JOB])
+        return len(found.nodes)
+
+    return bare
 
 
 def measure_lists(store: Store, queries: int, rng: random.Random) -> None:
@@ -209,3 +226,131 @@ def measure_lists(store: Store, queries: int, rng: random.Random) -> None:
         _run(store, f"v1 {kind} list, limit 100, HTTP vs bare path",
              [(f"/api/v1/namespaces/{ns}/{kind}", {"limit": 100, "offset": o}, bare_of(o), kind)
               for o in offsets], "item")
+
+
+class _WatermarkFragments(RecordFragments):
+    """Records' JSON kept against the whole store's watermark (the ``watermark`` arm):
+    any write changes it, so every record is built again after every write."""
+
+    def epoch(self, conn: Any) -> Any:
+        return read_watermark(conn)
+
+
+def _writes(graph: synthetic.SyntheticGraph, rng: random.Random) -> Iterator[dict[str, Any]]:
+    """One event at a time: a new run of a random job after the graph's runs, START then
+    COMPLETE, reading and writing what the job does (no facets, as a re-run sends)."""
+    when = synthetic.START + timedelta(hours=graph.runs_per_job + 1)
+    while True:
+        job = rng.choice(graph.jobs)
+        run = {"runId": str(uuid.UUID(int=rng.getrandbits(128), version=4))}
+        for event_type in ("START", "COMPLETE"):
+            when += timedelta(seconds=1)
+            yield {
+                "eventType": event_type,
+                "eventTime": when.isoformat(),
+                "run": run,
+                "job": {"namespace": synthetic.NAMESPACE, "name": job.name},
+                "inputs": [{"namespace": synthetic.NAMESPACE, "name": d} for d in job.inputs],
+                "outputs": [{"namespace": synthetic.NAMESPACE, "name": d} for d in job.outputs],
+                "producer": synthetic.PRODUCER,
+                "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+            }
+
+
+def _run_written(store: Store, label: str, queries: list[Query], unit: str,
+                 writes: Iterator[dict[str, Any]]) -> None:
+    arms = ("per-row", "watermark", "bare")
+    per_row_app = create_app(Settings(), store)
+    watermark_app = create_app(Settings(), store)
+    watermark_app.state.record_fragments = _WatermarkFragments()
+    clients = {"per-row": _InProcess(per_row_app), "watermark": _InProcess(watermark_app)}
+    wall: dict[str, list[float]] = {arm: [] for arm in arms}
+    cpu: dict[str, float] = dict.fromkeys(arms, 0.0)
+    built = dict.fromkeys(arms, 0)
+    items_seen: list[int] = []
+    for path, params, _, _ in queries:  # every record built once, as on a server up a while
+        for client in clients.values():
+            client.get(path, params)
+    with store.engine.connect() as conn:
+        for round_no, (path, params, bare, key) in enumerate(queries):
+            order = arms[round_no % 3 :] + arms[: round_no % 3]
+            seconds: dict[str, tuple[float, float]] = {}
+            items = 1
+            for arm in order:
+                store.record([parse_event(next(writes))])  # one event before each request
+                if arm == "bare":
+                    conn.rollback()  # a new snapshot: the rows as they are now
+                    started, started_cpu = time.perf_counter(), time.process_time()
+                    bare(conn)
+                    seconds[arm] = (
+                        time.perf_counter() - started, time.process_time() - started_cpu
+                    )
+                    continue
+                fragments = clients[arm].app.state.record_fragments
+                before = fragments.built
+                took, took_cpu, _, body = clients[arm].get(path, params)
+                seconds[arm] = (took, took_cpu)
+                if round_no >= 3:
+                    built[arm] += fragments.built - before
+                items = max(1, len(json.loads(body)[key]))
+            if round_no < 3:
+                continue  # warm-up
+            items_seen.append(items)
+            for arm in arms:
+                wall[arm].append(seconds[arm][0] / items)
+                cpu[arm] += seconds[arm][1]
+    # No write since: the per-row arm's answers are the ones built from scratch.
+    fresh_app = create_app(Settings(), store)
+    fresh_app.state.record_fragments = RecordFragments(max_bytes=0)
+    fresh = _InProcess(fresh_app)
+    for path, params, _, _ in queries[:10]:
+        kept = json.loads(clients["per-row"].get(path, params)[3])
+        assert kept == json.loads(fresh.get(path, params)[3]), (path, params)
+    fresh.close()
+    for client in clients.values():
+        client.close()
+    total = sum(items_seen)
+    print(f"  {label}: {len(items_seen)} answers, one event ingested before each request; "
+          f"{unit}s/answer median {statistics.median(items_seen):.0f}")
+    for arm in arms:
+        us = sorted(v * 1e6 for v in wall[arm])
+        p95 = us[min(len(us) - 1, round(0.95 * (len(us) - 1)))]
+        share = f"   records built {built[arm] / total:5.1%} of {unit}s" if arm != "bare" else ""
+        print(f"    {arm:9s} per {unit}: wall p50 {statistics.median(us):8.1f} us  p95 "
+              f"{p95:8.1f} us   cpu {cpu[arm] / total * 1e6:8.1f} us{share}")
+
+    def ratio(arm: str, of: str) -> str:
+        by_wall = statistics.median(wall[arm]) / statistics.median(wall[of])
+        return f"wall {by_wall:.1f}x cpu {cpu[arm] / cpu[of]:.1f}x"
+
+    print(f"    per-row / bare {ratio('per-row', 'bare')};  watermark / per-row "
+          f"{ratio('watermark', 'per-row')};  watermark / bare {ratio('watermark', 'bare')}  "
+          f"load {_load()}")
+
+
+def measure_written(store: Store, graph: synthetic.SyntheticGraph, queries: int,
+                    rng: random.Random) -> None:
+    """``GET /api/v1/lineage`` (depth 20) and the v1 dataset and job lists while the store
+    takes one event before every request (see the module docstring)."""
+    ns = synthetic.NAMESPACE
+    writes = _writes(graph, random.Random(rng.random()))
+    middle = [o for job in graph.jobs if 3 <= job.layer <= synthetic.LAYERS - 3
+              for o in job.outputs] or [o for job in graph.jobs for o in job.outputs]
+    chosen = [f"dataset:{ns}:{rng.choice(middle)}" for _ in range(queries + 3)]
+    _run_written(store, "v1 lineage, depth 20, continuous writes",
+                 [("/api/v1/lineage", {"nodeId": n, "depth": 20}, _v1_bare(n), "graph")
+                  for n in chosen], "node", writes)
+    with store.engine.connect() as conn:
+        counts = {
+            "datasets": dataset_reads.dataset_rows_page(conn, ns, Page(limit=1))[1],
+            "jobs": job_reads.job_rows_page(conn, ns, Page(limit=1))[1],
+        }
+    pages = {"datasets": dataset_reads.dataset_rows_page, "jobs": job_reads.job_rows_page}
+    for kind, rows_page in pages.items():
+        def bare_of(offset: int, rows_page: Any = rows_page) -> Callable[[Any], int]:
+            return lambda conn: len(rows_page(conn, ns, Page(limit=100, offset=offset))[0])
+
+        offsets = [rng.randrange(max(1, counts[kind] - 100)) for _ in range(queries + 3)]
+        _run_written(store, f"v1 {kind} list, limit 100, continuous writes",
+                     [(f"/api/v1/namespaces/{ns}/{kind}", {"limit": 100, "offset": o},
+                       bare_of(o), kind) for o in offsets], "item", writes)
