@@ -4,6 +4,7 @@ into a real store (SQLite and PostgreSQL), read back through an in-process app."
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -12,6 +13,7 @@ from headwater.config import Settings
 from headwater.server.app import create_app
 from headwater.store import Store
 from tests.api.retail_events import events
+from tests.store.builders import record
 
 
 @pytest.fixture
@@ -24,7 +26,16 @@ def store(db_url: str) -> Iterator[Store]:
 
 
 @pytest.fixture
-def client(store: Store) -> Iterator[TestClient]:
+def history() -> list[dict[str, Any]]:
+    """Events recorded in ``store`` before ``client``'s app starts: none, unless a test
+    module overrides this fixture with its own."""
+    return []
+
+
+@pytest.fixture
+def client(store: Store, history: list[dict[str, Any]]) -> Iterator[TestClient]:
+    if history:
+        record(store, history)
     with TestClient(create_app(Settings(), store)) as test_client:
         yield test_client
 

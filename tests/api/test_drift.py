@@ -10,8 +10,6 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from headwater.cli import main
-from headwater.config import Settings
-from headwater.server.app import create_app
 from headwater.store import Store
 from tests.store.builders import dataset, record, run_event
 from tests.support.cli_server import serve_cli_from
@@ -35,14 +33,8 @@ HISTORY = [
 
 
 @pytest.fixture
-def client(db_url: str) -> Any:
-    store = Store.open(db_url, migrate=True)
-    record(store, HISTORY)
-    try:
-        with TestClient(create_app(Settings(), store)) as test_client:
-            yield test_client
-    finally:
-        store.close()
+def history() -> list[dict[str, Any]]:
+    return HISTORY
 
 
 def _summary(body: dict[str, Any]) -> list[tuple[str, str, bool, list[str]]]:

@@ -26,8 +26,6 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from headwater.cli import main
-from headwater.config import Settings
-from headwater.server.app import create_app
 from headwater.store import Store
 from tests.store.builders import column_lineage, dataset, facet, record, run_event
 
@@ -149,14 +147,8 @@ CONTRACT_REACHES = {k: v for k, v in VERSION_REACHES.items() if "peek" not in k}
 
 
 @pytest.fixture
-def client(db_url: str) -> Any:
-    store = Store.open(db_url, migrate=True)
-    record(store, HISTORY)
-    try:
-        with TestClient(create_app(Settings(), store)) as test_client:
-            yield test_client
-    finally:
-        store.close()
+def history() -> list[dict[str, Any]]:
+    return HISTORY
 
 
 def _reached(drift: dict[str, Any]) -> dict[str, tuple[int, str]]:
