@@ -22,6 +22,18 @@ def _camel(segment: str) -> str:
     return head + "".join(part.capitalize() for part in tail)
 
 
+def _put(tree: dict[str, Any], path: list[str], value: str) -> None:
+    """Set ``value`` at ``path`` in ``tree``, making the levels on the way; a path
+    through a level that already holds a value is left out."""
+    node = tree
+    for part in path[:-1]:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            return
+        node = child
+    node[path[-1]] = value
+
+
 def _env_tree(env: Mapping[str, str]) -> dict[str, Any]:
     """``OPENLINEAGE__TRANSPORT__AUTH__API_KEY=x`` -> ``{"transport": {"auth": {"apiKey": "x"}}}``."""
     tree: dict[str, Any] = {}
@@ -31,14 +43,7 @@ def _env_tree(env: Mapping[str, str]) -> dict[str, Any]:
         path = [_camel(part) for part in name[len("OPENLINEAGE__") :].split("__") if part]
         if not path:
             continue
-        node = tree
-        for part in path[:-1]:
-            child = node.setdefault(part, {})
-            if not isinstance(child, dict):
-                break
-            node = child
-        else:
-            node[path[-1]] = value
+        _put(tree, path, value)
     return tree
 
 
@@ -56,14 +61,7 @@ def _spark_transport(spark_conf: Mapping[str, str]) -> dict[str, Any]:
                 break
         else:
             path = rest.split(".")
-        node = tree
-        for part in path[:-1]:
-            child = node.setdefault(part, {})
-            if not isinstance(child, dict):
-                break
-            node = child
-        else:
-            node[path[-1]] = value
+        _put(tree, path, value)
     return tree
 
 
