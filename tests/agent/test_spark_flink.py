@@ -24,7 +24,6 @@ import signal
 import subprocess
 import time
 import uuid
-from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ import pytest
 from tests.server.live import free_port, running_server
 from tests.support.flink_env import flink_classpath, flink_python
 from tests.support.kafka_topics import create_topic, produce, read_messages
+from tests.support.lineage_graph import downstream_path
 from tests.support.spark_packages import needs_connectors
 
 # The first run on a machine builds .venv-flink (PyFlink's wheels from PyPI) in setup.
@@ -49,20 +49,6 @@ pytestmark = [
 JOB = Path(__file__).resolve().parents[1] / "support" / "flink_job.py"
 FLINK_JOB = "job:flink:enrich_orders"
 ORDERS = 6
-
-
-def _downstream_path(graph: list[dict[str, Any]], start: str) -> dict[str, str | None]:
-    """Breadth-first along outEdges from ``start``: each reached node and where it came from."""
-    out = {node["id"]: [e["destination"] for e in node["outEdges"]] for node in graph}
-    came_from: dict[str, str | None] = {start: None}
-    queue = deque([start])
-    while queue:
-        node = queue.popleft()
-        for nxt in out.get(node, []):
-            if nxt not in came_from:
-                came_from[nxt] = node
-                queue.append(nxt)
-    return came_from
 
 
 def _wait(what: str, check: Callable[[], Any], timeout: float = 120.0) -> Any:
@@ -253,7 +239,7 @@ def test_flink_job_then_spark_job_is_one_connected_graph(
             f"{server}/api/v1/lineage", params={"nodeId": topic_in, "depth": 10}, timeout=30
         )
         assert graph.status_code == 200, graph.text
-        came_from = _downstream_path(graph.json()["graph"], topic_in)
+        came_from = downstream_path(graph.json()["graph"], topic_in)
 
     (table_node,) = [n for n in came_from if n.startswith("dataset:") and n.endswith(f"/{table}")]
     path, node = [], table_node

@@ -7,9 +7,7 @@ form one connected graph file -> connector -> topic -> Spark job -> table."""
 from __future__ import annotations
 
 import uuid
-from collections import deque
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -20,23 +18,10 @@ from headwater.store import Store
 from tests.agent.spec import validate_event
 from tests.connect.helpers import Collected, delete, put, running, wait_state, watcher_for
 from tests.support.kafka_topics import read_messages
+from tests.support.lineage_graph import downstream_path
 from tests.support.spark_packages import needs_connectors
 
 pytestmark = [pytest.mark.spark, pytest.mark.kafka, pytest.mark.slow]
-
-
-def _downstream_path(graph: list[dict[str, Any]], start: str) -> dict[str, str | None]:
-    """Breadth-first along outEdges from ``start``: each reached node and where it came from."""
-    out = {node["id"]: [e["destination"] for e in node["outEdges"]] for node in graph}
-    came_from: dict[str, str | None] = {start: None}
-    queue = deque([start])
-    while queue:
-        node = queue.popleft()
-        for nxt in out.get(node, []):
-            if nxt not in came_from:
-                came_from[nxt] = node
-                queue.append(nxt)
-    return came_from
 
 
 @needs_connectors("kafka")
@@ -101,7 +86,7 @@ def test_file_source_connector_then_spark_job_is_one_connected_graph(
             file_node = f"dataset:file:{source_file}"
             graph = client.get("/api/v1/lineage", params={"nodeId": file_node, "depth": 10})
             assert graph.status_code == 200, graph.text
-            came_from = _downstream_path(graph.json()["graph"], file_node)
+            came_from = downstream_path(graph.json()["graph"], file_node)
     finally:
         store.close()
 
