@@ -208,14 +208,26 @@ def _candidate_pairs(
     by_key: dict[int, list[int]] = defaultdict(list)
     for j, key in per_key:
         by_key[key].append(j)
+    by_key = {key: sharing for key, sharing in by_key.items() if len(sharing) > 1}
+    # A pair's bound is at most what each side shares with anyone, so a pair passes
+    # only if one side can reach ``min_share`` on its own: only pairs with such a
+    # side are summed (keys shared by many jobs would make every pair cost).
+    reach: Counter[int] = Counter()
+    for key, sharing in by_key.items():
+        for j in sharing:
+            reach[j] += per_key[(j, key)]
+    able = {j for j, n in reach.items() if n >= min_share * columns[j]}
     shared: Counter[tuple[int, int]] = Counter()
     for key, sharing in by_key.items():
-        if len(sharing) < 2:
-            continue
         for a in sharing:
+            if a not in able:
+                continue
             for b in sharing:
-                if a < b and (job is None or job in (a, b)):
-                    shared[(a, b)] += min(per_key[(a, key)], per_key[(b, key)])
+                if a == b or (b in able and b < a):
+                    continue  # itself, or a pair summed from b's side
+                if job is None or job in (a, b):
+                    pair = (a, b) if a < b else (b, a)
+                    shared[pair] += min(per_key[(a, key)], per_key[(b, key)])
     return {
         (a, b)
         for (a, b), bound in shared.items()
