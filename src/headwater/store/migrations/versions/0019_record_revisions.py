@@ -23,12 +23,13 @@ branch_labels = None
 depends_on = None
 
 
+# Plain ALTER TABLE on both databases: a batch operation would copy the tables
+# (other tables' foreign keys point at them).
 def upgrade() -> None:
     for table in ("datasets", "jobs"):
-        with op.batch_alter_table(table, schema=None) as batch_op:
-            batch_op.add_column(
-                sa.Column("revision", sa.BigInteger(), nullable=False, server_default="0")
-            )
+        op.add_column(
+            table, sa.Column("revision", sa.BigInteger(), nullable=False, server_default="0")
+        )
     op.create_table(
         "record_epoch",
         sa.Column("id", sa.Integer(), autoincrement=False, nullable=False),
@@ -40,5 +41,4 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_table("record_epoch")
     for table in ("jobs", "datasets"):
-        with op.batch_alter_table(table, schema=None) as batch_op:
-            batch_op.drop_column("revision")
+        op.drop_column(table, "revision")
