@@ -17,7 +17,8 @@ both stores table by table and answer by answer at a small scale:
   and column-lineage facets, so only its last versions have ``fields``;
 * raw datasets get their schema facet from the last round's readers (the latest
   event carrying it wins the facet);
-* a dataset's ``created_at``/``updated_at`` span the events that mention it.
+* a dataset's ``created_at``/``updated_at`` span the events that mention it;
+* an output column's fingerprint digests are ``store.fingerprints``' own, of its edges.
 
 The raw log (``events`` and ``event_subjects``) is sampled: the events of every
 ``sample_every``-th job (all its runs). Event hashes are taken of every COMPLETE
@@ -41,6 +42,7 @@ import synthetic
 from headwater.events import parse_event
 from headwater.events.canonical import canonical_bytes, content_hash
 from headwater.store.derive import _JOB_VERSION_NS
+from headwater.store.fingerprints import digests, edge_input
 from headwater.store.keys import dataset_node, dataset_version_uuid, job_node, name_uuid, run_node
 
 __all__ = ["LoadReport", "load"]
@@ -59,6 +61,7 @@ TABLES = (
     "run_outputs",
     "dataset_versions",
     "column_lineage",
+    "column_fingerprints",
     "facets",
     "events",
     "event_subjects",
@@ -373,6 +376,20 @@ class _Derivation:
                             when,
                             when,
                         )
+
+    def _column_fingerprints(self) -> Iterator[tuple[Any, ...]]:
+        # The write path's own digests (store.fingerprints), one job's edges at a time:
+        # an output column's fingerprint is a function of its edges alone.
+        ids, ns = self.dataset_ids, self.ns
+        for j, job in enumerate(self.graph.jobs):
+            edges = [
+                (j + 1, ids[out], target_field, edge_input(ns, src, src_field, kind, subtype))
+                for out, columns in job.columns.items()
+                for target_field, inputs in columns.items()
+                for src, src_field, kind, subtype in inputs
+            ]
+            for (dataset_id, name, job_id), (key, whole) in digests(edges).items():
+                yield (dataset_id, name, job_id, key, whole)
 
     def _facets(self) -> Iterator[tuple[Any, ...]]:
         n, ns, last_round = 0, self.ns, self.rounds - 1

@@ -4,7 +4,7 @@ The scale-10 figures are measured on a store the loader fills directly, so the
 loader must store what ``Store.record`` stores for the same synthetic events: the
 same rows in every table (``tests/store/dump.py``: natural keys, derived columns,
 times and payloads) and the same answers to the benchmark's reads -- v2 table and
-column lineage, node pages and lists -- over HTTP. A small graph (scale 0.01, three
+column lineage, node pages and lists -- over HTTP. A small graph (scale 0.01, two
 runs per job), with the raw log kept whole here so the log compares too.
 """
 
@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import bulk_load  # noqa: E402
 import synthetic  # noqa: E402
 
-SCALE, RUNS = 0.01, 3
+SCALE, RUNS = 0.01, 2
 
 
 @pytest.fixture(scope="module")
