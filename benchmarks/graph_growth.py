@@ -129,6 +129,36 @@ def build(cluster: Any, label: str, scale: float, runs: int, sample_every: int) 
     return built
 
 
+def attach(cluster: Any, label: str) -> Built:
+    """A store an earlier run of this benchmark loaded (its cluster left running)."""
+    url = f"postgresql+psycopg://postgres@127.0.0.1:{cluster.port}/growth_{label}"
+    store = Store.open(url, migrate=False)
+    with store.engine.connect() as conn:
+
+        def names(sql: str) -> list[str]:
+            return list(conn.exec_driver_sql(sql).scalars())
+
+        top = names(f"SELECT name FROM datasets WHERE name >= 'l{synthetic.LAYERS - 3:02d}' "
+                    "AND name < 'm'")
+        low = names("SELECT name FROM datasets WHERE name >= 'l01' AND name < 'l04'")
+        jobs = names("SELECT name FROM jobs ORDER BY id")
+        io: dict[str, tuple[list[str], list[str]]] = {}
+        for job, direction, dataset in conn.exec_driver_sql(
+            "SELECT j.name, c.direction, d.name FROM job_current_io c JOIN jobs j "
+            "ON j.id = c.job_id JOIN datasets d ON d.id = c.dataset_id "
+            f"WHERE c.job_id % {max(1, len(jobs) // 2000)} = 0"
+        ):
+            io.setdefault(job, ([], []))[direction == "output"].append(dataset)
+        counts = conn.exec_driver_sql(
+            "SELECT (SELECT count(*) FROM datasets), (SELECT count(*) FROM runs), "
+            "(SELECT count(*) FROM column_lineage)").one()
+    print(f"== {label}: attached ({counts[0]:,} datasets, {counts[1]:,} runs, "
+          f"{counts[2]:,} column edges)", flush=True)
+    return Built(label, url, store, http_answers._InProcess(create_app(Settings(), store)), top,
+                 low, jobs, [(j, i, o) for j, (i, o) in io.items()], counts[0], 2 * counts[1],
+                 counts[2])
+
+
 def sizes(built: Built, report: bulk_load.LoadReport) -> None:
     with built.store.engine.connect() as conn:
         rows = conn.exec_driver_sql(
@@ -239,7 +269,8 @@ def _ingest_events(big: Built, count: int, rng: random.Random) -> list[dict[str,
 
 
 def measure_ingest(cluster: Any, big: Built, count: int) -> None:
-    empty = Store.open(cluster.create_database("growth_empty"), migrate=True)
+    empty_url = cluster.create_database(f"growth_empty_{uuid.uuid4().hex[:8]}")
+    empty = Store.open(empty_url, migrate=True)
     events = [parse_event(e) for e in _ingest_events(big, count, random.Random(9))]
     seconds: dict[str, list[float]] = {"empty": [], "big": []}
     stores = {"empty": empty, "big": big.store}
@@ -296,9 +327,24 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--ingest", type=int, default=300)
     parser.add_argument("--explain", type=Path, help="write each kind's plans here")
+    parser.add_argument("--attach", metavar="PORT:DATA_DIR",
+                        help="measure the stores of an earlier run's cluster, left running")
     args = parser.parse_args()
 
-    from tests.support.pgcluster import start_cluster
+    from tests.support.pgcluster import PgCluster, find_pg_bin, start_cluster
+
+    if args.attach:
+        port, data = args.attach.split(":", 1)
+        as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        bin_dir = find_pg_bin()
+        assert bin_dir is not None
+        cluster = PgCluster(bin_dir, Path(data), int(port), as_user)
+        small, big = attach(cluster, "small"), attach(cluster, "big")
+        measure_reads(small, big, args.queries)
+        measure_ingest(cluster, big, args.ingest)
+        if args.explain:
+            explain(cluster, big, args.explain)
+        return
 
     print(f"PostgreSQL settings: {PG_SETTINGS}; free disk "
           f"{shutil.disk_usage('/tmp').free / 1e9:.0f} GB; load {_load()}", flush=True)
