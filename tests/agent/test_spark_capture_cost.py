@@ -320,7 +320,8 @@ def test_listener_thread_calls_and_catalog_loads_per_action_kind(
 ) -> None:
     """What each kind of action costs Spark's listener thread, in py4j calls and catalog
     loads (``benchmarks/listener_thread.py`` times them): a write or an atomic Iceberg
-    CTAS/RTAS loads no table; a create that wrote no Iceberg staged table loads one."""
+    CTAS/RTAS loads no table; a create that wrote no Iceberg staged table, and an
+    ALTER, load one."""
     spark.sql("CREATE NAMESPACE IF NOT EXISTS ice.cost")
     names = ("cost_d", "cost_dc", "ice.cost.t", "ice.cost.c")
     for name in names:
@@ -332,10 +333,12 @@ def test_listener_thread_calls_and_catalog_loads_per_action_kind(
         "files": f"INSERT OVERWRITE DIRECTORY '{tmp_path}/files' USING parquet {rows}",
         "d_create": "CREATE TABLE cost_d (id BIGINT, v STRING) USING delta",
         "d_insert": f"INSERT INTO cost_d {rows}",
+        "d_alter": "ALTER TABLE cost_d ADD COLUMNS (extra INT)",
         "d_ctas": f"CREATE TABLE cost_dc USING delta AS {rows}",
         "d_rtas": f"CREATE OR REPLACE TABLE cost_dc USING delta AS {rows}",
         "i_create": "CREATE TABLE ice.cost.t (id BIGINT, v STRING) USING iceberg",
         "i_insert": f"INSERT INTO ice.cost.t {rows}",
+        "i_alter": "ALTER TABLE ice.cost.t ADD COLUMNS (extra INT)",
         "i_ctas": f"CREATE TABLE ice.cost.c USING iceberg AS {rows}",
         "i_rtas": f"CREATE OR REPLACE TABLE ice.cost.c USING iceberg AS {rows}",
     }
@@ -376,6 +379,11 @@ def test_listener_thread_calls_and_catalog_loads_per_action_kind(
         delta_creates.append((by_kind["d_rtas"], "ReplaceTableAsSelect"))
     for created, root in delta_creates:
         assert created[root][0] <= 8 and created[root][1] == 1, counted
+    # An ALTER pins the table it left, loaded from its catalog (the plan holds the table
+    # as it was before); the columns it added are read on the capture thread.
+    i_alter, d_alter = by_kind["i_alter"], by_kind["d_alter"]
+    assert i_alter["AddColumns"][0] <= 9 and i_alter["AddColumns"][1] == 1, counted
+    assert d_alter["AddColumns"][0] <= 8 and d_alter["AddColumns"][1] == 1, counted
     # Every other callback (Delta's own executions, read-only plans) reads a plan class only.
     for callbacks in counted:
         for calls, loads in callbacks.values():

@@ -179,6 +179,45 @@ def test_a_create_as_select_reports_the_table_it_created_after_it_changed(ice, l
     assert _version(output) == created[-1]
 
 
+def test_an_alter_reports_the_table_it_left_after_the_job_changed_and_dropped_it(
+    ice, lineage, held
+):
+    table = f"{NAMESPACE}.t"
+    create = f"CREATE TABLE {table} (id long, v string, w string) USING iceberg"
+    held.run(ice, create, "CreateTable")
+    held.run(ice, f"INSERT INTO {table} VALUES (1, 'a', 'b')", "AppendData")
+    (snapshot,) = _snapshots(ice, "t")
+    held.run(ice, f"ALTER TABLE {table} DROP COLUMN v", "DropColumns")
+    orc = f"ALTER TABLE {table} SET TBLPROPERTIES ('write.format.default'='orc')"
+    held.run(ice, orc, "SetTableProperties")
+    held.run(ice, f"ALTER TABLE {table} ADD COLUMNS (x int)", "AddColumns")
+    held.run(ice, f"INSERT INTO {table} VALUES (2, 'c', 3)", "AppendData")
+    held.run(ice, f"DROP TABLE {table}", "DropTable")
+    held.release()
+    events = lineage.action_events()
+    alters = [d for e in _completes(events, ".alter_table.pin_t") for d in e["outputs"]]
+    # Each ALTER reports the schema and file format it left, and the snapshot then
+    # current (an ALTER commits none), not the table after the later INSERT and DROP.
+    assert [(_columns(d), d["facets"]["storage"]["fileFormat"]) for d in alters] == [
+        (["id", "w"], "parquet"),
+        (["id", "w"], "orc"),
+        (["id", "w", "x"], "orc"),
+    ]
+    assert [_version(d) for d in alters] == [snapshot] * 3
+    for dataset in alters:
+        assert dataset["name"] == f"{ICEBERG_WAREHOUSE}/pin/t"
+        assert dataset["facets"]["storage"]["storageLayer"] == "iceberg"
+        catalog = dataset["facets"]["catalog"]
+        assert (catalog["name"], catalog["type"], catalog["warehouseUri"]) == (
+            "ice",
+            "hadoop",
+            ICEBERG_WAREHOUSE,
+        )
+        assert dataset["facets"]["symlinks"]["identifiers"] == [
+            {"namespace": f"file:{ICEBERG_WAREHOUSE}", "name": "pin.t", "type": "TABLE"}
+        ]
+
+
 def test_the_listener_thread_makes_a_few_py4j_calls_per_v2_write(ice, lineage, held):
     table = f"{NAMESPACE}.t"
     held.run(ice, f"CREATE TABLE {table} (id long, v string) USING iceberg", "CreateTable")

@@ -10,14 +10,15 @@ the events on its own thread. That is safe because a finished action's plans,
 relations and metrics are immutable; the py4j reference keeps them alive until
 the worker is done.
 
-The exception is DDL (:data:`CAPTURE_AT_ONCE`): its events depend on catalog
-state (a table's location and schema) that the job's next statement may change
-(ALTER then RENAME, CREATE then DROP), so DDL — small plans — is captured on
-the listener thread as soon as Spark reports it (a drop is not: see
-``ddl.DROP_COMMANDS``). A write into a v2 table or a
-v2 create depends on such state too (the snapshot it committed): the listener
-thread only pins the table's state (:func:`~.sources.dsv2.pin_table`, a few
-py4j calls) and the worker captures the rest.
+The exception is session-catalog DDL (:data:`CAPTURE_AT_ONCE`): its events
+depend on catalog state (a table's location and schema) that the job's next
+statement may change (ALTER then RENAME, CREATE then DROP), so DDL — small
+plans — is captured on the listener thread as soon as Spark reports it (a drop
+is not: see ``ddl.DROP_COMMANDS``). A write into a v2 table, a v2 create or a
+v2 ALTER depends on such state too (the snapshot it committed, the schema it
+left): the listener thread only pins the table's state
+(:func:`~.sources.dsv2.pin_table`, a few py4j calls) and the worker captures
+the rest.
 
 Nothing raises out of here: each kind of failure is logged once, then at
 debug level, and the job goes on.
@@ -45,7 +46,6 @@ from headwater.agent.jvm import (
 from headwater.agent.plan import short_class
 from headwater.agent.py4j.proxies import proxy_scope
 from headwater.agent.sources.ddl import DDL_COMMANDS, DROP_COMMANDS, table_idents
-from headwater.agent.sources.dsv2 import CAPTURE_AT_ONCE as V2_CAPTURE_AT_ONCE
 from headwater.agent.sources.dsv2 import NESTED_WRITE, PINNED, V2_DROP, pin_table, pinned_root_facts
 from headwater.agent.sources.dsv2_jvm import StagedTables
 from headwater.agent.sql_calls import statement_text
@@ -53,7 +53,7 @@ from headwater.agent.sql_calls import statement_text
 __all__ = ["ActionListener", "CAPTURE_AT_ONCE", "CaptureWorker", "LogOnce", "PendingAction"]
 
 #: Plan roots captured on the listener thread: their events read the catalog.
-CAPTURE_AT_ONCE = (frozenset(DDL_COMMANDS) - DROP_COMMANDS) | V2_CAPTURE_AT_ONCE
+CAPTURE_AT_ONCE = frozenset(DDL_COMMANDS) - DROP_COMMANDS
 
 #: Commands Spark runs as an outer execution around a nested insert of their own;
 #: the outer one is the action reported, with the nested insert's write metrics.

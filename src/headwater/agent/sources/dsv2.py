@@ -13,10 +13,9 @@ reads of the table it wrote (a MERGE's target) saw.
 
 A table is a dataset at its location, with ``symlinks`` naming it by its
 catalog identifier. The version a write made and the schema a create or an
-ALTER left are catalog state the job's next statement may change: a write's
-or a create's table state is pinned on the listener thread (:data:`PINNED`,
-:func:`~.dsv2_jvm.pin_table`) and the rest captured later; an ALTER is captured
-there whole (:data:`CAPTURE_AT_ONCE`).
+ALTER left are catalog state the job's next statement may change: a write's,
+a create's or an ALTER's table state is pinned on the listener thread
+(:data:`PINNED`, :func:`~.dsv2_jvm.pin_table`) and the rest captured later.
 """
 
 from __future__ import annotations
@@ -36,7 +35,6 @@ from headwater.agent.sources.common import (
     schema_from_struct,
 )
 from headwater.agent.sources.dsv2_jvm import (
-    CAPTURE_AT_ONCE,
     NESTED_WRITE,
     PINNED,
     TABLE_ALTERS,
@@ -59,7 +57,6 @@ from headwater.agent.sources import formats
 from headwater.agent.sources.family import SourceFamily
 
 __all__ = [
-    "CAPTURE_AT_ONCE",
     "FAMILY",
     "NESTED_WRITE",
     "PINNED",

@@ -18,7 +18,11 @@ py4j calls — and :func:`pinned_root_facts` reads the facts from what was held.
 An atomic CTAS or RTAS is reported as its write into the staged table first,
 then as the command: the command pins the staged table that write held
 (:class:`StagedTables`) rather than loading the table from its catalog.
-An ALTER reads its table from the catalog, so it is captured whole at once.
+An ALTER is pinned as a create is: its table loaded from its catalog, where
+alone the state the command left is (Spark drops the table the catalog's
+``alterTable`` returns, and the plan's ``ResolvedTable`` is the table as it was
+resolved, before the change); the columns an ADD COLUMNS added are read from
+the command on the capture thread.
 """
 
 from __future__ import annotations
@@ -35,7 +39,6 @@ from headwater.agent.py4j.chains import JvmChain, chained, class_name
 from headwater.agent.sources.jvm_common import option
 
 __all__ = [
-    "CAPTURE_AT_ONCE",
     "NESTED_WRITE",
     "PINNED",
     "PinnedTable",
@@ -96,10 +99,7 @@ TABLE_ALTERS = frozenset(
 
 #: Roots captured on the capture thread with their table's state pinned when Spark
 #: reports them (see :func:`pin_table`).
-PINNED = frozenset(TABLE_WRITES) | frozenset(TABLE_CREATES)
-#: Roots captured whole on the listener thread: an ALTER's table as it is after the
-#: command comes from the catalog, which the job's next statement may change.
-CAPTURE_AT_ONCE = TABLE_ALTERS
+PINNED = frozenset(TABLE_WRITES) | frozenset(TABLE_CREATES) | TABLE_ALTERS
 
 #: Catalog classes and interfaces whose tables live in Spark's session catalog.
 _SESSION_BACKED = frozenset(
@@ -309,59 +309,82 @@ class StagedTables:
 
 @dataclass(frozen=True)
 class PinnedTable:
-    """The state of the table a write or a create wrote, held when Spark reported it."""
+    """The state of the table a write, a create or an ALTER wrote, held when Spark
+    reported it."""
 
-    #: The DSv2 ``Table``: the one the write's relation holds, or a create's, loaded
-    #: from its catalog right after the command.
+    #: The DSv2 ``Table``: the one the write's relation holds, or a create's or an
+    #: ALTER's, loaded from its catalog right after the command.
     table: Any
     table_class: str
     #: The format's handle on the table's state (:class:`~.family.TablePin`), if any.
     handle: Any
-    created: bool
+    #: The short class of the command's root (a key of :data:`PINNED`).
+    root_class: str
+
+    @property
+    def loaded(self) -> bool:
+        """Whether :attr:`table` was loaded after the command (not a write's own)."""
+        return self.root_class not in TABLE_WRITES
+
+
+def _loaded_after(node: Any, root_class: str, staged: StagedTables | None) -> Any:
+    """The table a create or an ALTER ``node`` left: a CTAS's/RTAS's staged table if
+    ``staged`` kept it, else loaded from its catalog now."""
+    if root_class in TABLE_CREATES:
+        jtable = staged.take(node) if staged is not None else None
+        if jtable is not None:
+            return jtable
+        resolved = node.name()  # a ResolvedIdentifier
+    else:
+        resolved = node.table()  # a ResolvedTable
+    return resolved.catalog().loadTable(resolved.identifier())
 
 
 def pin_table(node: Any, root_class: str, staged: StagedTables | None = None) -> PinnedTable | None:
-    """On the listener thread: hold on to the state of the table the write or create
-    ``node`` wrote (4–7 py4j calls once the capture thread has built the chains they
-    use; no I/O but the catalog look-up of a create whose staged table ``staged``
-    does not hold)."""
+    """On the listener thread: hold on to the state of the table the write, create or
+    ALTER ``node`` wrote (4–9 py4j calls once the capture thread has built the chains
+    they use; no I/O but the catalog look-up of a create whose staged table ``staged``
+    does not hold, or of an ALTER)."""
     relation = jtable = None
     if root_class in TABLE_WRITES:
         relation = getattr(node, TABLE_WRITES[root_class][0])()
         jtable = relation.table()
-        created = False
-    elif root_class in TABLE_CREATES:
-        jtable = staged.take(node) if staged is not None else None
-        if jtable is None:
-            resolved = node.name()
-            jtable = resolved.catalog().loadTable(resolved.identifier())
-        created = True
+    elif root_class in TABLE_CREATES or root_class in TABLE_ALTERS:
+        jtable = _loaded_after(node, root_class, staged)
     else:
         return None
     jtable, table_class = _unwrapped(jtable, build=False)
-    if short_class(table_class).startswith("Staged") and not created:
+    loaded = root_class not in TABLE_WRITES
+    if short_class(table_class).startswith("Staged") and not loaded:
         if staged is not None:  # a CTAS's own write, reported as the command next
             staged.keep(relation, jtable, table_class)
         return None
     pin = formats.TABLE_PINS.get(short_class(table_class))
-    if pin is None and not created:
+    if pin is None and not loaded:
         return None  # a write whose facts do not change with the table (Delta's: see delta.py)
-    return PinnedTable(jtable, table_class, pin.take(jtable) if pin is not None else None, created)
+    handle = pin.take(jtable) if pin is not None else None
+    return PinnedTable(jtable, table_class, handle, root_class)
 
 
 def pinned_root_facts(pinned: PinnedTable, node: Any) -> dict[str, Any]:
-    """The facts of a write's or a create's root ``node`` from the state :func:`pin_table`
-    held: a create's table as it was loaded then, and the format's facts of that state
-    (the version written, the location, the schema) over what the table says now."""
-    if pinned.created:
-        _CREATE_IDENT.prepare(node)
-        resolved = node.name()
+    """The facts of a write's, a create's or an ALTER's root ``node`` from the state
+    :func:`pin_table` held: the table as it was loaded then, and the format's facts of
+    that state (the version written, the location, the schema) over what the table
+    says now."""
+    if pinned.loaded:
+        if pinned.root_class in TABLE_CREATES:
+            _CREATE_IDENT.prepare(node)
+            resolved = node.name()
+        else:
+            resolved = node.table()
         facts = _identifier_facts(resolved.catalog(), resolved.identifier())
         facts.update(table_facts(pinned.table))
         if "read_version" in facts:
             # A table loaded right after the command: the version it read is the
             # version the command left.
             facts["version"] = facts["read_version"]
+        if pinned.root_class == "AddColumns":
+            facts.update(_added_columns(node))
     else:
         facts = table_write_facts(node)
     pin = formats.TABLE_PINS.get(short_class(pinned.table_class))
@@ -371,24 +394,38 @@ def pinned_root_facts(pinned: PinnedTable, node: Any) -> dict[str, Any]:
         try:
             facts.update(pin.facts(pinned.table, pinned.handle))
         except Exception:
-            logger.debug("no facts from the pinned state of %s", facts.get("table_name"), exc_info=True)
+            logger.debug(
+                "no facts from the pinned state of %s", facts.get("table_name"), exc_info=True
+            )
     return facts
 
 
+def _added_columns(node: Any) -> dict[str, Any]:
+    """The columns an ``AddColumns`` command adds, read from the command (immutable,
+    unlike the catalog's table), as ``added_columns`` (name and Spark type JSON)."""
+    try:
+        columns = node.columnsToAdd()
+        return {
+            "added_columns": [
+                {
+                    "name": str(columns.apply(i).colName()),
+                    "type": json.loads(str(columns.apply(i).dataType().json())),
+                }
+                for i in range(int(columns.size()))
+            ]
+        }
+    except Exception:
+        logger.debug("no columns to add", exc_info=True)
+        return {}
+
+
 def alter_facts(node: Any) -> dict[str, Any]:
+    """An ALTER's table loaded from its catalog now, when its state could not be
+    pinned when Spark reported the command (see :func:`pin_table`)."""
     resolved = node.table()  # a ResolvedTable, holding the table as it was before
     facts = _loaded_table_facts(resolved.catalog(), resolved.identifier())
     if short_class(str(node.getClass().getName())) == "AddColumns":
-        # The columns added, from the command itself: the catalog, asked when Spark
-        # reports the command, may already hold the job's next change.
-        try:
-            columns = node.columnsToAdd()
-            facts["added_columns"] = [
-                {"name": str(columns.apply(i).colName()), "type": json.loads(str(columns.apply(i).dataType().json()))}
-                for i in range(int(columns.size()))
-            ]
-        except Exception:
-            logger.debug("no columns to add", exc_info=True)
+        facts.update(_added_columns(node))
     return facts
 
 

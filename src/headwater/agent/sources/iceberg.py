@@ -6,11 +6,11 @@ the snapshot (``version``: the one a time-travel read pinned, else the
 table's current snapshot — after a write, the one it made), the storage
 layer and file format, and the catalog's type and warehouse.
 
-A write's or a create's table is pinned when Spark reports the command
-(``v2_table_pins``): its ``TableMetadata`` then, one py4j call. Metadata is
-immutable, so the snapshot it names is the one the command committed, and its
-location and schema the table's then, whatever the job commits, alters or
-drops before the action is captured.
+A write's, a create's or an ALTER's table is pinned when Spark reports the
+command (``v2_table_pins``): its ``TableMetadata`` then, one py4j call.
+Metadata is immutable, so the snapshot it names is the one the command
+committed, and its location, schema and file format the table's then,
+whatever the job commits, alters or drops before the action is captured.
 
 A stream into an Iceberg table (``toTable``) commits one snapshot per
 micro-batch; ``stream_sink_versions`` reads the snapshot the latest one left,
@@ -107,21 +107,36 @@ def _spark_schema(jtable: Any, schema: Any) -> dict[str, Any]:
 
 
 def pinned_facts(jtable: Any, metadata: Any) -> dict[str, Any]:
-    """Location, snapshot (of the branch written) and schema of a pinned ``TableMetadata``."""
+    """Location, snapshot (of the branch written), schema and file format of a pinned
+    ``TableMetadata``."""
     branch = _branch(jtable)
     if branch is None:
         snapshot = metadata.currentSnapshot()
     else:
         ref = metadata.ref(branch)
         snapshot = metadata.snapshot(ref.snapshotId()) if ref is not None else None
-    facts: dict[str, Any] = {"location": str(metadata.location()), "version": None, "previous_version": None}
+    facts: dict[str, Any] = {
+        "storage_layer": "iceberg",
+        "location": str(metadata.location()),
+        "version": None,
+        "previous_version": None,
+    }
     if snapshot is not None:
         facts["version"] = str(snapshot.snapshotId())
         parent = snapshot.parentId()
         if parent is not None:
             facts["previous_version"] = str(parent)
     facts["schema"] = _spark_schema(jtable, metadata.schema())
+    facts["file_format"] = _file_format(metadata.properties())
+    # The catalog's facts ride on the table's FileIO, which no later commit or drop
+    # changes (the table's own state may be gone by now).
+    facts.update(_catalog_facts(jtable.table()))
     return facts
+
+
+def _file_format(properties: Any) -> str:
+    """The file format a table's properties (a Java map) say its writes use."""
+    return str(properties.get("write.format.default") or "parquet").lower()
 
 
 def _identifier(table_name: str) -> dict[str, Any]:
@@ -201,8 +216,14 @@ def _table_facts(table: Any, pinned: Any) -> dict[str, Any]:
             if parent is not None:
                 # What a write's own read of its table saw (see dsv2.read_v2_relation).
                 facts["previous_version"] = str(parent)
-    properties = table.properties()
-    facts["file_format"] = str(properties.get("write.format.default") or "parquet").lower()
+    facts["file_format"] = _file_format(table.properties())
+    facts.update(_catalog_facts(table))
+    return facts
+
+
+def _catalog_facts(table: Any) -> dict[str, Any]:
+    """The type and warehouse of the catalog of an ``org.apache.iceberg.Table``."""
+    facts: dict[str, Any] = {}
     try:
         catalog = table.io().properties()
         for key, fact in (("type", "catalog_type"), ("warehouse", "warehouse")):
