@@ -39,10 +39,10 @@ per output column, so candidate pairs are found without reading every column).
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
-import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -56,8 +56,10 @@ __all__ = [
     "columns_of",
     "duplicates",
     "fingerprints",
+    "input_digest",
     "key_digest",
     "print_digest",
+    "set_digests",
 ]
 
 
@@ -149,15 +151,50 @@ def fingerprints(columns: Iterable[OutputColumn]) -> dict[OutputColumn, Fingerpr
     return found
 
 
-def _digest(kind: str, *parts: frozenset[ColumnInput]) -> int:
-    text = json.dumps([kind, *(sorted(part) for part in parts)], separators=(",", ":"))
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big", signed=True)
+_MASK = (1 << 64) - 1
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _member_digest(item: ColumnInput) -> int:
+    text = "\x1f".join(item)
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+def input_digest(item: ColumnInput) -> tuple[bool, int]:
+    """Whether ``item`` is a value input (DIRECT), and the digest of it normalised:
+    what :func:`set_digests` takes, computed once per distinct input."""
+    normal = _normalised(item)
+    return normal.direct, _member_digest(normal)
+
+
+def _signed(value: int) -> int:
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def set_digests(value: Collection[int], rows: Collection[int]) -> tuple[int, int]:
+    """(key digest, whole-fingerprint digest) of a fingerprint given its members'
+    digests (:func:`input_digest`, each member once). A sum of the members' digests
+    is the same for any order; write paths digest every column a batch touches
+    without building fingerprints."""
+    whole = (
+        ((sum(value) + 0x9E3779B97F4A7C15) & _MASK) * 0xFF51AFD7ED558CCD
+        ^ ((sum(rows) + 0x632BE59BD9B4E019) & _MASK)
+    ) & _MASK
+    key = (sum(value) + 0x1B873593) & _MASK if value else whole
+    return _signed(key), _signed(whole)
+
+
+def _digests(fingerprint: Fingerprint) -> tuple[int, int]:
+    return set_digests(
+        {_member_digest(i) for i in fingerprint.value},
+        {_member_digest(i) for i in fingerprint.rows},
+    )
 
 
 def print_digest(fingerprint: Fingerprint) -> int:
     """A signed 64-bit digest of the whole fingerprint: equal fingerprints give equal
     digests; unequal ones (almost) never do."""
-    return _digest("print", fingerprint.value, fingerprint.rows)
+    return _digests(fingerprint)[1]
 
 
 def key_digest(fingerprint: Fingerprint) -> int:
@@ -165,9 +202,7 @@ def key_digest(fingerprint: Fingerprint) -> int:
     give equal digests, so pairs found by equal digests include every pair that
     :func:`duplicates` compares (a rare unequal key with the same digest only adds a
     candidate that the comparison drops)."""
-    if fingerprint.value:
-        return _digest("value", fingerprint.value)
-    return print_digest(fingerprint)
+    return _digests(fingerprint)[0]
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,8 +117,8 @@ def after_batch(conn: sa.Connection, sql: Statements, dataset_ids: IdCache,
         _runs(conn, sql, facts, part)
     edges = facts.table_rows(rules.COLUMN_LINEAGE)
     if edges:
-        targets = {row["target"] for row in edges.values()}
-        fingerprints.refresh(conn, [dataset_ids.get(key) for key in targets], sql)
+        fingerprints.refresh_after_batch(conn, sql, edges.values(),
+                                         facts.table_rows(rules.RUNS), dataset_ids.get)
 
 
 def _latest_facets(conn: sa.Connection, kind: str, subjects: Iterable[str],

@@ -20,18 +20,13 @@ Soft deletes and namespace scopes are applied by the reads.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from headwater.graph.duplicates import (
-    ColumnInput,
-    columns_of,
-    fingerprints,
-    key_digest,
-    print_digest,
-)
+from headwater.graph.duplicates import ColumnInput, input_digest, set_digests
 from headwater.store import tables as t
 from headwater.store.chunking import chunks
 from headwater.store.keys import dataset_node
@@ -39,7 +34,16 @@ from headwater.store.keys import dataset_node
 if TYPE_CHECKING:
     from headwater.store.statements import Statements
 
-__all__ = ["ColumnKey", "Digests", "delete_dataset", "digests", "edge_input", "refresh"]
+__all__ = [
+    "ColumnKey",
+    "Digests",
+    "Member",
+    "delete_dataset",
+    "digests",
+    "edge_input",
+    "refresh",
+    "refresh_after_batch",
+]
 
 #: (target dataset id, field, job id): one output column of one job.
 ColumnKey = tuple[int, str, int]
@@ -50,21 +54,24 @@ _IDS = sa.bindparam("ids", expanding=True)
 _cl, _r, _d, _ns, _fp = t.column_lineage, t.runs, t.datasets, t.namespaces, t.column_fingerprints
 
 # Built once: building a statement costs more than running it for a small batch.
+# The sources' names are looked up once per refresh, not joined into every edge.
 _EDGES = (
     sa.select(
         _r.c.job_id,
         _cl.c.target_dataset_id,
         _cl.c.target_field,
-        _ns.c.name.label("namespace"),
-        _d.c.name,
+        _cl.c.source_dataset_id,
         _cl.c.source_field,
         _cl.c.transformation_type,
         _cl.c.transformation_subtype,
     )
     .select_from(_cl.join(_r, _r.c.uuid == _cl.c.run_uuid))
-    .join(_d, _d.c.id == _cl.c.source_dataset_id)
-    .join(_ns, _ns.c.id == _d.c.namespace_id)
     .where(_cl.c.target_dataset_id.in_(_IDS))
+)
+_SOURCES = (
+    sa.select(_d.c.id, _ns.c.name.label("namespace"), _d.c.name)
+    .join(_ns, _ns.c.id == _d.c.namespace_id)
+    .where(_d.c.id.in_(_IDS))
 )
 _STORED = sa.select(
     _fp.c.dataset_id, _fp.c.field, _fp.c.job_id, _fp.c.key_hash, _fp.c.print_hash
@@ -82,31 +89,54 @@ _UPDATE = (
 )
 
 
-def edge_input(namespace: str, name: str, field: str, kind: str, subtype: str) -> ColumnInput:
-    """One edge's input as a fingerprint holds it: the source as a node id."""
-    return ColumnInput(dataset_node(namespace, name), field, kind, subtype)
+#: Whether an input is a value (DIRECT) input, and its digest (``graph.duplicates``).
+Member = tuple[bool, int]
 
 
-def digests(edges: Iterable[tuple[int, int, str, ColumnInput]]) -> dict[ColumnKey, Digests]:
+def edge_input(namespace: str, name: str, field: str, kind: str, subtype: str) -> Member:
+    """One edge's input as a fingerprint holds it (the source as a node id), digested."""
+    return input_digest(ColumnInput(dataset_node(namespace, name), field, kind, subtype))
+
+
+def digests(edges: Iterable[tuple[int, int, str, Member]]) -> dict[ColumnKey, Digests]:
     """The digests of each output column of ``edges`` -- (job id, target dataset id,
-    target field, input) -- that has a fingerprint."""
-    columns = columns_of((str(job), str(target), name, item) for job, target, name, item in edges)
-    return {
-        (int(column.dataset), column.field, int(column.job)): (key_digest(fp), print_digest(fp))
-        for column, fp in fingerprints(columns).items()
-    }
-
-
-def _rows(rows: Iterable[Any]) -> Iterator[tuple[int, int, str, ColumnInput]]:
-    for row in rows:
-        item = edge_input(
-            row.namespace,
-            row.name,
-            row.source_field,
-            row.transformation_type,
-            row.transformation_subtype,
+    target field, input) -- that has a fingerprint: a field's inputs are its edges of
+    that job, and a dataset-level edge (empty field) is an input of every column the
+    same job writes to its target (as :func:`headwater.graph.duplicates.columns_of`)."""
+    inputs: dict[tuple[int, int, str], set[Member]] = defaultdict(set)
+    whole: dict[tuple[int, int], set[Member]] = defaultdict(set)
+    for job, target, name, item in edges:
+        if name:
+            inputs[(job, target, name)].add(item)
+        else:
+            whole[(job, target)].add(item)
+    found = {}
+    for (job, target, name), items in inputs.items():
+        extra = whole.get((job, target))
+        members = items | extra if extra else items
+        found[(target, name, job)] = set_digests(
+            {digest for direct, digest in members if direct},
+            {digest for direct, digest in members if not direct},
         )
-        yield row.job_id, row.target_dataset_id, row.target_field, item
+    return found
+
+
+def _edges(
+    conn: sa.Connection, sql: Statements | None, ids: Sequence[int]
+) -> Iterator[tuple[int, int, str, Member]]:
+    """The edges into the datasets ``ids`` with their job, each input digested once."""
+    rows = list(_select(conn, sql, "fingerprints:edges", _EDGES, ids))
+    sources: dict[int, tuple[str, str]] = {}
+    for part in chunks(sorted({row.source_dataset_id for row in rows})):
+        for row in _select(conn, sql, "fingerprints:sources", _SOURCES, part):
+            sources[row.id] = (row.namespace, row.name)
+    built: dict[tuple[int, str, str, str], Member] = {}
+    for job, target, name, source, field, kind, subtype in rows:
+        key = (source, field, kind, subtype)
+        item = built.get(key)
+        if item is None:
+            item = built[key] = edge_input(*sources[source], field, kind, subtype)
+        yield job, target, name, item
 
 
 def _select(
@@ -123,7 +153,7 @@ def refresh(
     """Recompute the rows of the output columns of ``dataset_ids`` from their stored
     edges, writing only what changed (``sql`` runs the statements compiled once)."""
     for part in chunks(sorted({i for i in dataset_ids if i is not None})):
-        want = digests(_rows(_select(conn, sql, "fingerprints:edges", _EDGES, part)))
+        want = digests(_edges(conn, sql, part))
         have = {
             (row.dataset_id, row.field, row.job_id): (row.key_hash, row.print_hash)
             for row in _select(conn, sql, "fingerprints:stored", _STORED, part)
@@ -153,6 +183,60 @@ def refresh(
             conn.execute(_UPDATE, moved)
         if new:
             conn.execute(_fp.insert(), new)
+
+
+def refresh_after_batch(
+    conn: sa.Connection,
+    sql: Statements,
+    edges: Iterable[Mapping[str, Any]],
+    runs: Mapping[str, Mapping[str, Any]],
+    dataset_id: Callable[[Any], int | None],
+) -> None:
+    """:func:`refresh` the targets of a batch's column-lineage rows (``edges``, as the
+    batch's facts hold them, ids resolved; ``runs`` the batch's runs with their
+    ``job_id``), leaving out each target whose stored rows already say what the
+    batch's edges say: one job, and exactly the columns and digests the batch's
+    edges give. A job re-running its version asserts the same edges again; those
+    edges cannot change a column then (each is already an input of the column, and
+    no other job's column of the target could lose one), so nothing is read."""
+    batch: dict[int, list[tuple[int, int, str, Member]]] = defaultdict(list)
+    mixed: set[int] = set()
+    built: dict[tuple[Any, str, str, str], Member] = {}
+    for row in edges:
+        target = dataset_id(row["target"])
+        if target is None:
+            continue
+        run = runs.get(row["run_uuid"]) if row["run_uuid"] else None
+        job = run.get("job_id") if run is not None else None
+        if job is None:
+            mixed.add(target)  # an edge leaving every job's output: read it all
+            continue
+        key = (
+            row["source"],
+            row["source_field"],
+            row["transformation_type"],
+            row["transformation_subtype"],
+        )
+        item = built.get(key)
+        if item is None:
+            item = built[key] = edge_input(*key[0], *key[1:])
+        batch[target].append((job, target, row["target_field"], item))
+    unchanged: set[int] = set()
+    candidates = sorted(
+        t_ for t_, rows in batch.items() if t_ not in mixed and len({r[0] for r in rows}) == 1
+    )
+    for part in chunks(candidates):
+        stored: dict[int, dict[ColumnKey, Digests]] = defaultdict(dict)
+        for row in _select(conn, sql, "fingerprints:stored", _STORED, part):
+            stored[row.dataset_id][(row.dataset_id, row.field, row.job_id)] = (
+                row.key_hash,
+                row.print_hash,
+            )
+        for target in part:
+            said = digests(batch[target])
+            if said and said == stored.get(target):
+                unchanged.add(target)
+    refresh(conn, [t_ for t_ in set(batch) | mixed if t_ not in unchanged], sql)
 
 
 def _key(key: ColumnKey) -> dict[str, Any]:
