@@ -22,12 +22,16 @@ def main() -> None:
         F.sum("total").alias("live_revenue"), F.count("order_id").alias("live_orders"))
     revenue.write.mode("overwrite").parquet(Paths.uri(paths.gold / "live_revenue"))
 
-    per_customer = completed.groupBy("customer_id").agg(
+    per_customer = completed.groupBy(F.col("customer_id").alias("live_customer")).agg(
         F.count("order_id").alias("live_orders"), F.sum("total").alias("live_spend"))
     features = spark.read.parquet(Paths.uri(paths.features / "customer_features"))
     orders_now = F.col("orders_before") + F.coalesce(F.col("live_orders"), F.lit(0))
     spend_now = F.col("spend_before") + F.coalesce(F.col("live_spend"), F.lit(0.0))
-    updated = features.join(per_customer, "customer_id", "left").select(
+    # The ids are compared as text: after a drift (string ids upstream, long ids in
+    # the stream's declared schema) an implicit cast of "C000042" to a long fails
+    # the job, where the mismatch should only leave customers without live orders.
+    same_customer = features["customer_id"].cast("string") == F.col("live_customer").cast("string")
+    updated = features.join(per_customer, same_customer, "left").select(
         "customer_id",
         orders_now.alias("orders_before"),
         spend_now.alias("spend_before"),

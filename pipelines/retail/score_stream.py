@@ -33,9 +33,12 @@ def main() -> None:
         .option("startingOffsets", "earliest")
         .load()
         .select(F.from_json(F.col("value").cast("string"), ORDER_SCHEMA).alias("order"))
-        .select("order.order_id", "order.customer_id")
+        .select("order.order_id", F.col("order.customer_id").alias("order_customer"))
     )
-    scored = model.transform(orders.join(features, "customer_id"))
+    # Compared as text, as in live_features.py: a drifted id type leaves an order
+    # unscored instead of failing the stream on a cast.
+    same_customer = F.col("order_customer").cast("string") == features["customer_id"].cast("string")
+    scored = model.transform(orders.join(features, same_customer))
     scores = scored.select(
         F.col("order_id").cast("string").alias("key"),
         F.to_json(F.struct(

@@ -5,8 +5,11 @@ the normal run with the real-time half on the session's Kafka broker (and its
 orders topic also fed by a Kafka Connect FileStreamSource, ``--with-connect``),
 then the ``--drift`` run without it (the second run of the same pipeline, so it
 also proves that rerunning adds runs and versions without duplicating datasets
-or jobs). Everything is read back through the HTTP API of an app on the demo's
-own store.
+or jobs). On top of the drift run, the drift's real-time night: the order
+producer and the stream over the topic run again, on the drifted silver orders
+(string customer ids) — the two real-time steps the drift travels through, not
+the whole real-time half a second time. Everything is read back through the
+HTTP API of an app on the demo's own store.
 """
 
 from __future__ import annotations
@@ -24,13 +27,14 @@ from fastapi.testclient import TestClient
 from rich.console import Console
 
 from headwater.config import Settings
-from headwater.demo import DemoResult, run_demo
-from headwater.demo.realtime import CONNECTOR_NAME
+from headwater.demo import DemoResult, PipelineResult, run_demo, run_pipeline
+from headwater.demo.realtime import CONNECTOR_NAME, RealtimeHalf
+from headwater.demo.server import EmbeddedServer, free_port
 from headwater.demo.steps import STEPS
-from headwater.server.app import create_app
+from headwater.server.app import create_app, open_store
 
 # Two pipeline runs of nine Spark applications each, four more streaming ones in
-# the first: allow for a busy machine.
+# the first, two in the drift's real-time night: allow for a busy machine.
 pytestmark = [pytest.mark.spark, pytest.mark.kafka, pytest.mark.slow, pytest.mark.timeout(3600)]
 
 HAVE_ML = importlib.util.find_spec("numpy") is not None
@@ -46,16 +50,25 @@ EXPECTED_IO: dict[str, set[str]] = {
     "lake/silver/customers": {"lake/bronze/customers"},
     "lake/silver/products": {"lake/bronze/products"},
     "lake/silver/orders": {"lake/bronze/orders", "lake/silver/customers"},
-    "lake/silver/order_items": {"lake/bronze/order_lines", "lake/silver/orders",
-                                "lake/silver/products"},
+    "lake/silver/order_items": {
+        "lake/bronze/order_lines",
+        "lake/silver/orders",
+        "lake/silver/products",
+    },
     "lake/silver/payments": {"lake/bronze/payments"},
     "lake/silver/clickstream": {"lake/bronze/clickstream"},
     "lake/gold/revenue_daily": {"lake/silver/orders"},
-    "warehouse/gold.db/customer_ltv": {"lake/silver/customers", "lake/silver/orders",
-                                       "lake/silver/payments"},
+    "warehouse/gold.db/customer_ltv": {
+        "lake/silver/customers",
+        "lake/silver/orders",
+        "lake/silver/payments",
+    },
     "lake/gold/product_performance": {"lake/silver/order_items"},
-    "lake/features/customer_features": {"lake/silver/customers", "lake/silver/orders",
-                                        "lake/silver/clickstream"},
+    "lake/features/customer_features": {
+        "lake/silver/customers",
+        "lake/silver/orders",
+        "lake/silver/clickstream",
+    },
 }
 # The model is a dataset: the training run writes it, the jobs scoring with it read it.
 EXPECTED_ML_IO: dict[str, set[str]] = {
@@ -69,17 +82,28 @@ EXPECTED_REALTIME_IO: dict[str, set[str]] = {
     "kafka:retail.orders": {"lake/silver/orders", "raw/pos_orders.jsonl"},
     "lake/silver/orders_live": {"kafka:retail.orders"},
     "lake/gold/live_revenue": {"lake/silver/orders_live"},
-    "lake/features/live_customer_features": {"lake/features/customer_features",
-                                             "lake/silver/orders_live"},
+    "lake/features/live_customer_features": {
+        "lake/features/customer_features",
+        "lake/silver/orders_live",
+    },
 }
 EXPECTED_REALTIME_ML_IO: dict[str, set[str]] = {
-    "kafka:retail.order_scores": {"kafka:retail.orders", "lake/features/live_customer_features",
-                                  "models/repeat_buyer"},
+    "kafka:retail.order_scores": {
+        "kafka:retail.orders",
+        "lake/features/live_customer_features",
+        "models/repeat_buyer",
+    },
 }
 REALTIME_SCRIPTS = {s.script for s in STEPS if s.realtime}
 # The Spark application names of the real-time jobs (the prefix of their jobs' names).
-REALTIME_APPS = ("retail_orders_producer", "retail_stream_orders", "retail_live_features",
-                 "retail_score_stream")
+REALTIME_APPS = (
+    "retail_orders_producer",
+    "retail_stream_orders",
+    "retail_live_features",
+    "retail_score_stream",
+)
+# The real-time steps the drift run's night repeats: the producer, and the stream it feeds.
+DRIFT_STREAM_SCRIPTS = ("orders_producer.py", "stream_orders.py")
 
 
 @dataclass
@@ -97,6 +121,8 @@ class DemoRuns:
     after_first: Snapshot
     drift: DemoResult
     after_drift: Snapshot
+    #: The producer and the stream once more, after the drift run (see the module doc).
+    drift_stream: PipelineResult
 
 
 def _quiet() -> Console:
@@ -106,13 +132,48 @@ def _quiet() -> Console:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> DemoRuns:
     data_dir = tmp_path_factory.mktemp("demo").resolve()
-    first = run_demo(data_dir, scale="tiny", serve=False, port=0, console=_quiet(),
-                     kafka_bootstrap=kafka_bootstrap, with_connect=True)
+    first = run_demo(
+        data_dir,
+        scale="tiny",
+        serve=False,
+        port=0,
+        console=_quiet(),
+        kafka_bootstrap=kafka_bootstrap,
+        with_connect=True,
+    )
     after_first = _snapshot(data_dir, first)
     # The drift run leaves the real-time half out: its streams were shown by the first.
-    drift = run_demo(data_dir, scale="tiny", drift=True, serve=False, port=0, console=_quiet(),
-                     streaming=False)
-    return DemoRuns(data_dir, first, after_first, drift, _snapshot(data_dir, drift))
+    drift = run_demo(
+        data_dir, scale="tiny", drift=True, serve=False, port=0, console=_quiet(), streaming=False
+    )
+    after_drift = _snapshot(data_dir, drift)
+    drift_stream = _drifted_stream(data_dir, kafka_bootstrap)
+    return DemoRuns(data_dir, first, after_first, drift, after_drift, drift_stream)
+
+
+def _drifted_stream(data_dir: Path, bootstrap: str) -> PipelineResult:
+    """The producer and the stream over the topic, under an orchestrator run of their own,
+    on the drift run's lake: the producer writes the drifted silver orders."""
+    settings = Settings(data_dir=data_dir, port=free_port("127.0.0.1"))
+    store = open_store(settings)
+    try:
+        server = EmbeddedServer(settings, store)
+        server.start()
+        try:
+            steps = [s for s in STEPS if s.script in DRIFT_STREAM_SCRIPTS]
+            return run_pipeline(
+                data_dir,
+                server.url,
+                scale="tiny",
+                drift=True,
+                console=_quiet(),
+                steps=steps,
+                realtime=RealtimeHalf(bootstrap),
+            )
+        finally:
+            server.stop()
+    finally:
+        store.close()
 
 
 @pytest.fixture
@@ -212,8 +273,9 @@ def test_every_run_hangs_under_the_pipeline_run(
 
 
 def _job_runs(api: TestClient, job: str) -> list[dict[str, Any]]:
-    response = api.get(f"/api/v1/namespaces/retail/jobs/{quote(job, safe='')}/runs",
-                       params={"limit": 100})
+    response = api.get(
+        f"/api/v1/namespaces/retail/jobs/{quote(job, safe='')}/runs", params={"limit": 100}
+    )
     assert response.status_code == 200, response.text
     return list(response.json()["runs"])
 
@@ -232,8 +294,9 @@ def _root_run(run: dict[str, Any]) -> str | None:
 
 def test_revenue_column_comes_from_the_bronze_amount(demo: DemoRuns, api: TestClient) -> None:
     target = _field_id(demo.data_dir, "lake/gold/revenue_daily", "total_revenue")
-    response = api.get("/api/v2/lineage", params={"nodeId": target, "direction": "upstream",
-                                                  "depth": 10})
+    response = api.get(
+        "/api/v2/lineage", params={"nodeId": target, "direction": "upstream", "depth": 10}
+    )
     assert response.status_code == 200, response.text
     edges = {(e["upstream"], e["downstream"]): e for e in response.json()["edges"]}
     silver_total = _field_id(demo.data_dir, "lake/silver/orders", "total")
@@ -251,25 +314,33 @@ def _kinds(edge: dict[str, Any]) -> set[tuple[str, str | None]]:
 def test_key_column_edges_across_jobs(demo: DemoRuns, api: TestClient) -> None:
     def upstream_fields(dataset: str, field: str) -> set[str]:
         node = _field_id(demo.data_dir, dataset, field)
-        response = api.get("/api/v2/lineage", params={"nodeId": node, "direction": "upstream",
-                                                      "depth": 1})
+        response = api.get(
+            "/api/v2/lineage", params={"nodeId": node, "direction": "upstream", "depth": 1}
+        )
         assert response.status_code == 200, response.text
-        return {e["upstream"] for e in response.json()["edges"] if e["downstream"] == node
-                and any(t["type"] == "DIRECT" for t in e["transformations"])}
+        return {
+            e["upstream"]
+            for e in response.json()["edges"]
+            if e["downstream"] == node and any(t["type"] == "DIRECT" for t in e["transformations"])
+        }
 
     d = demo.data_dir
     # The silver join brings the customer's country into orders.
     assert upstream_fields("lake/silver/orders", "country") == {
-        _field_id(d, "lake/silver/customers", "country")}
+        _field_id(d, "lake/silver/customers", "country")
+    }
     # The SQL CTAS: lifetime value sums the silver order totals.
     assert upstream_fields("warehouse/gold.db/customer_ltv", "lifetime_value") == {
-        _field_id(d, "lake/silver/orders", "total")}
+        _field_id(d, "lake/silver/orders", "total")
+    }
     # The window job: revenue from the line totals of order items.
     assert upstream_fields("lake/gold/product_performance", "revenue") == {
-        _field_id(d, "lake/silver/order_items", "line_total")}
+        _field_id(d, "lake/silver/order_items", "line_total")
+    }
     # PII: the cleaned email is computed from the bronze email.
     assert upstream_fields("lake/silver/customers", "email") == {
-        _field_id(d, "lake/bronze/customers", "email")}
+        _field_id(d, "lake/bronze/customers", "email")
+    }
 
 
 # --- rerun and drift ---------------------------------------------------------------------
@@ -317,7 +388,8 @@ def test_drift_is_a_new_schema_version_read_downstream(demo: DemoRuns, api: Test
 
     # The silver run after the change read the new bronze version, the one before the old.
     silver_customers = next(
-        j for j in demo.after_drift.jobs
+        j
+        for j in demo.after_drift.jobs
         if any(_relative(d, o) == "lake/silver/customers" for o in j["outputs"])
     )
     read = {
@@ -338,15 +410,14 @@ def test_a_scoring_run_leads_to_the_model_version_its_training_run_and_data(
     pipeline_run = demo.drift.pipelines[0].run_id
     scores = str(demo.data_dir / "lake/gold/repeat_buyer_scores")
     scoring = [
-        job["name"] for job in demo.after_drift.jobs
+        job["name"]
+        for job in demo.after_drift.jobs
         if any(o["name"] == scores for o in job["outputs"])
     ]
     (score_run,) = [
         r for job in scoring for r in _job_runs(api, job) if _root_run(r) == pipeline_run
     ]
-    response = api.get(
-        "/api/v1/runlineage/upstream", params={"runId": score_run["id"], "depth": 1}
-    )
+    response = api.get("/api/v1/runlineage/upstream", params={"runId": score_run["id"], "depth": 1})
     assert response.status_code == 200, response.text
     runs = response.json()["runs"]
     model = str(demo.data_dir / "models/repeat_buyer")
@@ -411,36 +482,132 @@ def test_the_real_time_half_is_one_connected_graph(
         return f"job:retail:{name}"
 
     scoring = job("retail_score_stream.streaming_query")
-    assert _path_exists(feeds, f"dataset:file:{d / 'raw/pos_orders.jsonl'}",
-                        f"job:retail:{CONNECTOR_NAME}", orders,
-                        job("retail_stream_orders.streaming_query"), live,
-                        job("retail_live_features.adaptive_spark_plan.features_live"),
-                        live_features, scoring, scores)
-    assert _path_exists(feeds, f"dataset:file:{d / 'lake/silver/orders'}",
-                        job("retail_orders_producer."), orders, scoring)
+    assert _path_exists(
+        feeds,
+        f"dataset:file:{d / 'raw/pos_orders.jsonl'}",
+        f"job:retail:{CONNECTOR_NAME}",
+        orders,
+        job("retail_stream_orders.streaming_query"),
+        live,
+        job("retail_live_features.adaptive_spark_plan.features_live"),
+        live_features,
+        scoring,
+        scores,
+    )
+    assert _path_exists(
+        feeds,
+        f"dataset:file:{d / 'lake/silver/orders'}",
+        job("retail_orders_producer."),
+        orders,
+        scoring,
+    )
     model = f"dataset:file:{d / 'models/repeat_buyer'}"
-    assert _path_exists(feeds, f"dataset:file:{d / 'lake/features/customer_features'}",
-                        job("retail_train.fit_pipeline"), model, scoring)
+    assert _path_exists(
+        feeds,
+        f"dataset:file:{d / 'lake/features/customer_features'}",
+        job("retail_train.fit_pipeline"),
+        model,
+        scoring,
+    )
 
 
 def test_the_topics_carry_their_schemas_and_the_streams_their_runs(
     demo: DemoRuns, api: TestClient, kafka_bootstrap: str
 ) -> None:
-    namespace = quote(f"kafka://{kafka_bootstrap}", safe="")
-    versions = api.get(f"/api/v1/namespaces/{namespace}/datasets/retail.orders/versions")
-    assert versions.status_code == 200, versions.text
-    # One version by the producer job's write, one by the connector's (no schema).
-    (written,) = [v for v in versions.json()["versions"] if "schema" in v["facets"]]
-    schema = {f["name"]: f for f in written["facets"]["schema"]["fields"]}
+    # The first run's producer write: a version with a schema (the connector's has none).
+    written = _topic_versions_with_schema(api, kafka_bootstrap)[-1]
+    assert _root_run(_run(api, written["createdByRun"]["id"])) == demo.first.pipelines[0].run_id
     # The producer's to_json(struct(...)): the topic's value has the struct's fields.
-    value = {f["name"]: f["type"] for f in schema["value"]["fields"]}
+    value = _value_types(written)
     assert value["total"] == "double" and value["customer_id"] == "integer", value
-    # Each streaming query ran once (availableNow) and completed like a batch run.
-    for name in ("retail_stream_orders", "retail_score_stream"):
-        (query,) = [j["name"] for j in demo.after_first.jobs
-                    if j["name"].startswith(f"{name}.streaming_query")]
-        states = [r["state"] for r in _job_runs(api, query)]
-        assert states == ["COMPLETED"], (query, states)
+    # Each streaming query ran once in the first run (availableNow) and completed like
+    # a batch run; the drift's night streams the orders once more.
+    first = demo.first.pipelines[0].run_id
+    for name, runs in (("retail_stream_orders", 2), ("retail_score_stream", 1)):
+        (query,) = [
+            j["name"]
+            for j in demo.after_first.jobs
+            if j["name"].startswith(f"{name}.streaming_query")
+        ]
+        states = {r["id"]: r["state"] for r in _job_runs(api, query)}
+        assert set(states.values()) == {"COMPLETED"} and len(states) == runs, (query, states)
+        assert [r for r in _job_runs(api, query) if _root_run(r) == first], query
     # The connector's run ended when the demo removed it.
     connector = _job_runs(api, CONNECTOR_NAME)
     assert [r["state"] for r in connector] == ["COMPLETED"]
+
+
+def _topic_versions_with_schema(api: TestClient, kafka_bootstrap: str) -> list[dict[str, Any]]:
+    """The orders topic's versions that carry a schema, newest first."""
+    namespace = quote(f"kafka://{kafka_bootstrap}", safe="")
+    versions = api.get(
+        f"/api/v1/namespaces/{namespace}/datasets/retail.orders/versions", params={"limit": 100}
+    )
+    assert versions.status_code == 200, versions.text
+    return [v for v in versions.json()["versions"] if "schema" in v["facets"]]
+
+
+def _value_types(version: dict[str, Any]) -> dict[str, str]:
+    schema = {f["name"]: f for f in version["facets"]["schema"]["fields"]}
+    return {f["name"]: f["type"] for f in schema["value"]["fields"]}
+
+
+def _run(api: TestClient, run_id: str) -> dict[str, Any]:
+    response = api.get(f"/api/v1/jobs/runs/{run_id}")
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+def test_the_drifted_producer_is_a_topic_version_and_a_contract_drift_reaching_downstream(
+    demo: DemoRuns, api: TestClient, kafka_bootstrap: str
+) -> None:
+    # "The producer writes string customer ids; does any consumer expect a long, and
+    # what do they feed?", asked after the drift's real-time night.
+    assert {s.step.script: s.status for s in demo.drift_stream.steps} == dict.fromkeys(
+        DRIFT_STREAM_SCRIPTS, "ok"
+    )
+    drifted, *earlier = _topic_versions_with_schema(api, kafka_bootstrap)
+    assert _root_run(_run(api, drifted["createdByRun"]["id"])) == demo.drift_stream.run_id
+    assert _value_types(drifted)["customer_id"] == "string"
+    assert earlier and _value_types(earlier[0])["customer_id"] == "integer"
+
+    topic = f"dataset:kafka://{kafka_bootstrap}:retail.orders"
+    response = api.get("/api/v2/drift", params={"dataset": topic, "impactDepth": 10})
+    assert response.status_code == 200, response.text
+    drifts = response.json()["drifts"]
+    # The topic's own change, from one producer version to the next.
+    version = next(
+        d for d in drifts if d["kind"] == "version" and d["version"] == drifted["version"]
+    )
+    assert ("value.customer_id", "integer", "string") in {
+        (c["path"], c["old"], c["new"]) for c in version["changes"]
+    }
+    # The stream declares customer_id a long in its from_json: a breaking contract drift
+    # against what the producer writes now, named after the streaming job.
+    (contract,) = [
+        d
+        for d in drifts
+        if d["kind"] == "contract"
+        and d["consumer"]["name"].startswith("retail_stream_orders.streaming_query")
+    ]
+    assert contract["breaking"] is True and contract["version"] == drifted["version"]
+    # (Written integers read as longs are compatible changes, not breaking ones.)
+    assert [(c["path"], c["old"], c["new"]) for c in contract["changes"] if c["breaking"]] == [
+        ("value.customer_id", "string", "long")
+    ]
+    # Its impact reaches the stream's Delta table and what is computed from it.
+    reached = {n["id"]: n for n in contract["impact"]["nodes"]}
+    d = demo.data_dir
+    live = f"dataset:file:{d / 'lake/silver/orders_live'}"
+    assert (
+        reached[f"datasetField:file:{d / 'lake/silver/orders_live'}:customer_id"]["impact"]
+        == "direct"
+    )
+    assert reached[live]["depth"] == 1
+    assert reached[live]["path"][1] == f"job:retail:{contract['consumer']['name']}"
+    beyond = {
+        f"dataset:file:{d / 'lake/gold/live_revenue'}",
+        f"dataset:file:{d / 'lake/features/live_customer_features'}",
+    }
+    assert beyond <= reached.keys()
+    assert all(reached[node]["depth"] == 2 for node in beyond)

@@ -21,7 +21,8 @@ _SCALES = ("tiny", "small", "medium")
               help="Size of the generated raw data.")
 @click.option("--drift", is_flag=True,
               help="Rerun on a changed raw source: customer ids become strings, "
-                   "customers.phone is renamed phone_number.")
+                   "customers.phone is renamed phone_number; the real-time half runs too, "
+                   "so the orders topic carries the string ids.")
 @click.option("--serve/--no-serve", "serve", default=True, show_default=True,
               help="Keep serving the lineage until interrupted.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to serve on.")

@@ -59,10 +59,12 @@ def run_demo(
 ) -> DemoResult:
     """Run the retail pipeline instrumented against an embedded server and summarise it.
 
-    ``drift=True`` runs the pipeline on the changed upstream export; if the
-    store holds no earlier pipeline run, a normal run goes first so there is a
-    before and an after to compare. ``port=0``, or a taken port, picks a free
-    one. With ``serve=True`` the server keeps running until interrupted.
+    ``drift=True`` runs the pipeline on the changed upstream export, its
+    real-time half included (the producer writes the drifted orders to the
+    topic); if the store holds no earlier pipeline run, a normal run goes first
+    so there is a before and an after to compare. ``port=0``, or a taken port,
+    picks a free one. With ``serve=True`` the server keeps running until
+    interrupted.
 
     ``streaming`` adds the real-time half on a Kafka broker started here (or
     on ``kafka_bootstrap``); when it cannot start, the demo says why and runs
@@ -170,7 +172,9 @@ def _print_summary(console: Console, result: DemoResult) -> None:
     console.print("explore:")
     console.print(f"  web UI:         {url}/")
     console.print(f"  jobs:           {url}/api/v1/namespaces/{PIPELINE_NAMESPACE}/jobs")
-    console.print(f"  pipeline runs:  {url}/api/v1/namespaces/{PIPELINE_NAMESPACE}/jobs/{PIPELINE_JOB}/runs")
-    console.print(f"  revenue_daily upstream: {url}/api/v2/lineage?nodeId={node}&direction=upstream")
+    runs = f"{url}/api/v1/namespaces/{PIPELINE_NAMESPACE}/jobs/{PIPELINE_JOB}/runs"
+    console.print(f"  pipeline runs:  {runs}")
+    upstream = f"{url}/api/v2/lineage?nodeId={node}&direction=upstream"
+    console.print(f"  revenue_daily upstream: {upstream}")
     if result.realtime:
         console.print(f"  the scores topic:       {url}/api/v1/search?q={quote(SCORES_TOPIC)}")
