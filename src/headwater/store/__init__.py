@@ -24,6 +24,8 @@ Tables (``tables.py`` has every column)::
     facets            latest facet per (kind, subject, run_uuid, name)
     event_subjects    node id -> events mentioning it (facet history = those events' facets)
     column_lineage    source field -> target field edges, indexed both directions
+    column_fingerprints  each job's output columns with their duplicate-work
+                      fingerprint digests (``fingerprints.py``)
     tags, tag_assignments   tags facets on datasets, fields and jobs
     quarantine        events the write path refused, with the reason (``quarantine.py``)
     api_tokens, audit_log   hashed scoped tokens; the append-only audit log (``access.py``)
@@ -44,8 +46,8 @@ Order independence (the store is a function of the *set* of events):
 * Several producers' events for one run merge: inputs/outputs are unions,
   facets are latest by event time per name.
 * Values derived from other rows (current schema, versions, job versions,
-  schema drift) are recomputed from stored facts for what each batch touched
-  (``derive.py``).
+  schema drift, duplicate-work fingerprints) are recomputed from stored facts
+  for what each batch touched (``derive.py``).
 * The version a run read is resolved at query time (``queries.py``): the
   latest version produced strictly before the read's event time.
 
