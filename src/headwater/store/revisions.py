@@ -48,6 +48,7 @@ import sqlalchemy as sa
 
 from headwater.store import dialects
 from headwater.store import tables as t
+from headwater.store.driver.bulk import sqlite_time
 
 if TYPE_CHECKING:
     from headwater.store.statements import Statements
@@ -95,7 +96,12 @@ _CONCERNED = (
         sa.or_(_OLD_TIME.is_(None), _ri.c.created_at <= _NEW_TIME),
     )
 )
-_COUNT_READERS = _j.update().where(_j.c.id.in_(_CONCERNED)).values(revision=_j.c.revision + 1)
+# ``literal_column``: the driver runs it with the rows' parameters only (driver.bulk).
+_COUNT_READERS = (
+    _j.update()
+    .where(_j.c.id.in_(_CONCERNED))
+    .values(revision=_j.c.revision + sa.literal_column("1"))
+)
 
 
 def read_epoch(conn: sa.Connection) -> int:
@@ -124,13 +130,20 @@ def count_children(conn: sa.Connection, sql: Statements, run_uuids: Iterable[str
     sql.by_ids(conn, "revisions:children", _COUNT_CHILDREN, sorted(set(run_uuids)))
 
 
-def count_readers(conn: sa.Connection, versions: Iterable[tuple[str, int, datetime]]) -> None:
+def count_readers(
+    conn: sa.Connection, sql: Statements, versions: Iterable[tuple[str, int, datetime]]
+) -> None:
     """Count up the jobs with a run whose input version the upsert of ``versions``
     ((uuid, dataset id, the batch's latest time of it)) may change. Runs before the
     versions' upsert: it compares with their stored times."""
+    # Times as the column stores them: the statement's parameters are no table's columns.
+    time = sqlite_time if sql.dialect == "sqlite" else _same
     params = [
-        {"b_uuid": uuid, "b_dataset_id": dataset_id, "b_updated_at": updated_at}
+        {"b_uuid": uuid, "b_dataset_id": dataset_id, "b_updated_at": time(updated_at)}
         for uuid, dataset_id, updated_at in versions
     ]
-    if params:
-        conn.execute(_COUNT_READERS, params)
+    sql.bulk(conn, "revisions:readers", _j, _COUNT_READERS, params)
+
+
+def _same(value: datetime) -> datetime:
+    return value

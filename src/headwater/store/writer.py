@@ -179,8 +179,8 @@ class Writer:
         revisions.count_children(conn, self.sql, runs)
         # Before the versions' upsert: it compares their stored times with the batch's.
         versions = facts.table_rows(rules.DATASET_VERSIONS)
-        revisions.count_readers(conn, [(v["uuid"], ds(v["dataset"]), v["updated_at"])
-                                       for v in versions.values()])
+        revisions.count_readers(conn, self.sql, [(v["uuid"], ds(v["dataset"]), v["updated_at"])
+                                                 for v in versions.values()])
         for rule in (rules.DATASET_VERSIONS, rules.RUN_INPUTS, rules.RUN_OUTPUTS,
                      rules.DATASET_SYMLINKS):
             self.sql.upsert(conn, rule,
