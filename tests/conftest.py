@@ -11,12 +11,16 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.support.connect_worker import ConnectWorker, start_worker
 from tests.support.kafka_broker import missing_tools, start_broker
 from tests.support.pgcluster import PgCluster, find_pg_bin, start_cluster
+
+if TYPE_CHECKING:
+    from headwater.store import Store
 
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
@@ -52,6 +56,18 @@ def db_url(request: pytest.FixtureRequest, tmp_path) -> str:  # type: ignore[no-
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'headwater.db'}"
     return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+def store(db_url: str) -> Iterator[Store]:
+    """A migrated store on ``db_url``, closed after the test."""
+    from headwater.store import Store
+
+    opened = Store.open(db_url, migrate=True)
+    try:
+        yield opened
+    finally:
+        opened.close()
 
 
 @pytest.fixture(scope="session")

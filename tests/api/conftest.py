@@ -17,15 +17,6 @@ from tests.store.builders import record
 
 
 @pytest.fixture
-def store(db_url: str) -> Iterator[Store]:
-    opened = Store.open(db_url, migrate=True)
-    try:
-        yield opened
-    finally:
-        opened.close()
-
-
-@pytest.fixture
 def history() -> list[dict[str, Any]]:
     """Events recorded in ``store`` before ``client``'s app starts: none, unless a test
     module overrides this fixture with its own."""

@@ -44,15 +44,6 @@ FLINK_PRODUCER = "https://github.com/OpenLineage/OpenLineage/tree/1.0.0/integrat
 
 
 @pytest.fixture
-def store(db_url: str) -> Iterator[Store]:
-    opened = Store.open(db_url, migrate=True)
-    try:
-        yield opened
-    finally:
-        opened.close()
-
-
-@pytest.fixture
 def client(store: Store) -> Iterator[TestClient]:
     with TestClient(create_app(Settings(), store)) as test_client:
         yield test_client

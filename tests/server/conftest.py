@@ -14,15 +14,6 @@ from headwater.store import Store
 
 
 @pytest.fixture
-def store(db_url: str) -> Iterator[Store]:
-    opened = Store.open(db_url, migrate=True)
-    try:
-        yield opened
-    finally:
-        opened.close()
-
-
-@pytest.fixture
 def make_client(store: Store) -> Iterator[Any]:
     """Build a TestClient for an app with the given settings overrides, on ``store``."""
     clients: list[TestClient] = []

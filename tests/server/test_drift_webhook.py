@@ -144,13 +144,6 @@ def _metric_reaches(client: TestClient, outcome: str, value: float) -> bool:
     return _metric(client, outcome) == value
 
 
-@pytest.fixture
-def store(db_url: str) -> Iterator[Store]:
-    opened = Store.open(db_url, migrate=True)
-    yield opened
-    opened.close()
-
-
 def test_a_drift_is_posted_signed_with_its_impact_after_failures(
     store: Store, receiver: Receiver
 ) -> None:
