@@ -12,8 +12,6 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from headwater.cli import main
-from headwater.config import Settings
-from headwater.server.app import create_app
 from headwater.store import Store
 from tests.store.builders import PRODUCER, column_lineage, dataset, record, run_event
 from tests.support.cli_server import serve_cli_from
@@ -71,19 +69,8 @@ PIPELINE = [
 
 
 @pytest.fixture
-def store(db_url: str) -> Any:
-    opened = Store.open(db_url, migrate=True)
-    record(opened, PIPELINE)
-    try:
-        yield opened
-    finally:
-        opened.close()
-
-
-@pytest.fixture
-def client(store: Store) -> Any:
-    with TestClient(create_app(Settings(), store)) as test_client:
-        yield test_client
+def history() -> list[dict[str, Any]]:
+    return PIPELINE
 
 
 def _impacted(client: TestClient, node_id: str) -> dict[str, int]:
