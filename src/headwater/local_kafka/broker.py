@@ -19,10 +19,11 @@ import subprocess
 import tempfile
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
-from headwater.local_kafka.jvm import Probe, log_tail, start_and_wait, stop_jvm
+from headwater.local_kafka.jvm import JvmService, Probe, start_and_wait
 from headwater.local_kafka.maven import (
     Coordinate,
     LocalKafkaError,
@@ -99,34 +100,16 @@ def _cluster_id() -> str:
 
 
 @dataclass
-class KafkaBroker:
+class KafkaBroker(JvmService):
     """A running broker; ``bootstrap`` is what clients put in bootstrap.servers."""
 
-    root: Path
-    port: int
+    log_name: ClassVar[str] = "broker"
+
     controller_port: int
-    process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
     @property
     def bootstrap(self) -> str:
         return f"127.0.0.1:{self.port}"
-
-    @property
-    def log_file(self) -> Path:
-        return self.root / "broker.log"
-
-    def log_tail(self, lines: int = 40) -> str:
-        return log_tail(self.log_file, lines, "(no broker log)")
-
-    def stop(self, timeout: float = 15) -> None:
-        """Terminate the JVM (kill it if it lingers) and remove its files."""
-        stop_jvm(self.process, self.root, timeout)
-
-    def __enter__(self) -> KafkaBroker:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
 
 
 def _write_config(broker: KafkaBroker) -> Path:

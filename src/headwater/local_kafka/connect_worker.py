@@ -14,16 +14,16 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import httpx
 
 from headwater.local_kafka.broker import KAFKA_VERSION, LOGGING_DEPENDENCIES
-from headwater.local_kafka.jvm import Probe, log_tail, start_and_wait, stop_jvm
+from headwater.local_kafka.jvm import JvmService, Probe, start_and_wait
 from headwater.local_kafka.maven import (
     Coordinate,
     LocalKafkaError,
@@ -70,34 +70,16 @@ def _classpath(version: str, plugins: Sequence[Coordinate]) -> list[str]:
 
 
 @dataclass
-class ConnectWorker:
+class ConnectWorker(JvmService):
     """A running worker; ``url`` is its REST API."""
 
-    root: Path
-    port: int
+    log_name: ClassVar[str] = "worker"
+
     bootstrap: str
-    process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def log_file(self) -> Path:
-        return self.root / "worker.log"
-
-    def log_tail(self, lines: int = 40) -> str:
-        return log_tail(self.log_file, lines, "(no worker log)")
-
-    def stop(self, timeout: float = 15) -> None:
-        """Terminate the JVM (kill it if it lingers) and remove its files."""
-        stop_jvm(self.process, self.root, timeout)
-
-    def __enter__(self) -> ConnectWorker:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
 
 
 def start_worker(

@@ -13,8 +13,9 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import ClassVar, Self
 
 from headwater.local_kafka.maven import LocalKafkaError, tail
 
@@ -28,15 +29,34 @@ Probe = Callable[[str], str | None]
 _POLL_SECONDS = 0.25
 
 
-class JvmService(Protocol):
-    """What :func:`start_and_wait` needs of a broker or worker."""
+@dataclass
+class JvmService:
+    """A JVM run from its own temporary directory ``root``, its output going to
+    ``<log_name>.log`` there; stopping it removes the directory."""
 
-    process: subprocess.Popen[bytes] | None
+    #: The log file's name without ``.log``; also how a missing log is reported.
+    log_name: ClassVar[str] = "jvm"
+
+    root: Path
+    port: int
+    process: subprocess.Popen[bytes] | None = field(default=None, repr=False, kw_only=True)
 
     @property
-    def log_file(self) -> Path: ...
+    def log_file(self) -> Path:
+        return self.root / f"{self.log_name}.log"
 
-    def log_tail(self, lines: int = 40) -> str: ...
+    def log_tail(self, lines: int = 40) -> str:
+        return log_tail(self.log_file, lines, f"(no {self.log_name} log)")
+
+    def stop(self, timeout: float = 15) -> None:
+        """Terminate the JVM (kill it if it lingers) and remove its files."""
+        stop_jvm(self.process, self.root, timeout)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
 
 
 def start_and_wait(
