@@ -131,21 +131,31 @@ def _wrap_fit(original: Callable[..., Any], find: Finder) -> Callable[..., Any]:
     return fit
 
 
-def _wrap_transform(original: Callable[..., Any], find: Finder) -> Callable[..., Any]:
+def _wrap_scoring(
+    original: Callable[..., Any], find: Finder, kind: str, note: str
+) -> Callable[..., Any]:
+    """Wrap a ``transform`` or ``evaluate``: after the outermost call outside a fit,
+    call the agent's ``note`` (``transformed``, ``evaluated``) with the instance,
+    the dataset and the answer.
+
+    Inside a fit (a pipeline's stages, a tuning search's candidates) a transform is
+    the estimator's own work, not scoring, and an evaluation is recorded as the
+    search's metric.
+    """
+
     @functools.wraps(original)
-    def transform(self: Any, dataset: Any, params: Any = None) -> Any:
-        with _outermost("transform") as outermost:
-            result = original(self, dataset, params)
-            # Inside a fit (a pipeline's stages, a tuning search's candidates) a
-            # transform is the estimator's own work, not scoring.
+    def scoring(self: Any, dataset: Any, params: Any = None) -> Any:
+        with _outermost(kind) as outermost:
+            answer = original(self, dataset, params)
             if outermost and not _inside("fit"):
                 lineage = _lineage(find, dataset)
                 if lineage is not None:
-                    _quietly("noting a transform", lambda: lineage.transformed(self, dataset, result))
-            return result
+                    noted = getattr(lineage, note)
+                    _quietly(f"noting {kind}", lambda: noted(self, dataset, answer))
+            return answer
 
-    transform.__headwater_wrapped__ = True  # type: ignore[attr-defined]
-    return transform
+    scoring.__headwater_wrapped__ = True  # type: ignore[attr-defined]
+    return scoring
 
 
 def saved_instance(writer: Any) -> Any:
@@ -212,22 +222,6 @@ def _wrap_load(original: Callable[..., Any], find: Finder) -> Any:
     return classmethod(load)
 
 
-def _wrap_evaluate(original: Callable[..., Any], find: Finder) -> Callable[..., Any]:
-    @functools.wraps(original)
-    def evaluate(self: Any, dataset: Any, params: Any = None) -> Any:
-        with _outermost("evaluate") as outermost:
-            value = original(self, dataset, params)
-            # A tuning search's evaluations inside its fit are recorded as its metric.
-            if outermost and not _inside("fit"):
-                lineage = _lineage(find, dataset)
-                if lineage is not None:
-                    _quietly("noting an evaluation", lambda: lineage.evaluated(self, dataset, value))
-            return value
-
-    evaluate.__headwater_wrapped__ = True  # type: ignore[attr-defined]
-    return evaluate
-
-
 def _replace(owner: Any, name: str, wrap: Callable[[Any], Any]) -> None:
     original = owner.__dict__.get(name)
     if original is None:
@@ -249,9 +243,17 @@ def install_ml_hooks(find: Finder) -> None:
 
     with _install_lock:
         _replace(base.Estimator, "fit", lambda f: _wrap_fit(f, find))
-        _replace(base.Transformer, "transform", lambda f: _wrap_transform(f, find))
+        _replace(
+            base.Transformer,
+            "transform",
+            lambda f: _wrap_scoring(f, find, "transform", "transformed"),
+        )
         _replace(util.MLWriter, "save", lambda f: _wrap_save(f, find))
         _replace(util.JavaMLWriter, "save", lambda f: _wrap_save(f, find))
         _replace(util.JavaMLWriter, "__init__", _wrap_java_writer_init)
         _replace(util.MLReadable, "load", lambda f: _wrap_load(f, find))
-        _replace(evaluation.Evaluator, "evaluate", lambda f: _wrap_evaluate(f, find))
+        _replace(
+            evaluation.Evaluator,
+            "evaluate",
+            lambda f: _wrap_scoring(f, find, "evaluate", "evaluated"),
+        )
