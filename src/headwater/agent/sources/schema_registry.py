@@ -8,9 +8,12 @@ The subject is the topic's under the default naming strategy
 Schema object becomes the ``value`` column's nested fields. Protobuf schemas
 name no fields here.
 
-The look-up runs on the listener thread, so it is bounded by a short timeout,
-its answer (a miss or a failure too) is kept per topic for the application's
-life, and nothing it meets leaves it as an exception.
+The look-up is made where a plan's datasets become events: on the agent's
+capture worker, never on Spark's listener thread, whose callback only hands the
+action over (:mod:`headwater.agent.listener`). A slow or absent registry holds
+up that worker alone, for the timeout at most and once per topic: the answer (a
+miss or a failure too) is kept per topic for the application's life, and
+nothing the look-up meets leaves it as an exception.
 """
 
 from __future__ import annotations
