@@ -34,7 +34,8 @@ def _generator() -> ModuleType:
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    return {str(p.relative_to(root)): p.read_bytes() for p in files}
 
 
 def test_generator_is_deterministic(tmp_path: Path) -> None:
