@@ -87,8 +87,13 @@ def test_a_failing_step_stops_the_pipeline_and_fails_its_run(tmp_path: Path) -> 
         steps = [Step("generate raw data", "generate.py", spark=False), Step("bronze", "bronze.py")]
         with pytest.raises(PipelineFailed, match="generate.log") as caught:
             # An unknown scale makes the generator exit with a usage error.
-            run_pipeline(tmp_path, server.url, scale="enormous", steps=steps,
-                         console=Console(file=io.StringIO()))
+            run_pipeline(
+                tmp_path,
+                server.url,
+                scale="enormous",
+                steps=steps,
+                console=Console(file=io.StringIO()),
+            )
         assert "'generate raw data' failed" in str(caught.value)
         assert "invalid choice" in (tmp_path / "logs" / "generate.log").read_text()
         assert not (tmp_path / "logs" / "bronze.log").exists()
@@ -105,8 +110,18 @@ def test_command_documents_every_option() -> None:
     result = CliRunner().invoke(demo, ["--help"])
     assert result.exit_code == 0, result.output
     docs = DOCS.read_text()
-    for option in ("--data-dir", "--scale", "--drift", "--serve", "--no-serve", "--host", "--port",
-                   "--streaming", "--no-streaming", "--with-connect"):
+    for option in (
+        "--data-dir",
+        "--scale",
+        "--drift",
+        "--serve",
+        "--no-serve",
+        "--host",
+        "--port",
+        "--streaming",
+        "--no-streaming",
+        "--with-connect",
+    ):
         assert option in result.output
         assert f"`{option}" in docs, f"{option} is not documented in docs/demo.md"
 
@@ -148,9 +163,14 @@ def test_skipped_real_time_steps_are_reported_as_skipped(tmp_path: Path) -> None
     server.start()
     try:
         steps = [s for s in STEPS if s.realtime]
-        result = run_pipeline(tmp_path, server.url, steps=steps, realtime=None,
-                              realtime_skipped="--no-streaming",
-                              console=Console(file=io.StringIO()))
+        result = run_pipeline(
+            tmp_path,
+            server.url,
+            steps=steps,
+            realtime=None,
+            realtime_skipped="--no-streaming",
+            console=Console(file=io.StringIO()),
+        )
         assert [(s.status, s.reason) for s in result.steps] == [("skipped", "--no-streaming")] * 4
         assert not (tmp_path / "logs" / "stream_orders.log").exists()
     finally:

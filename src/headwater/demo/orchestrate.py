@@ -30,8 +30,13 @@ logger = logging.getLogger(__name__)
 DEFAULT_DATA_DIR = Path(".headwater-demo")
 
 # Store tables a newcomer wants counted first, with their labels.
-_HEADLINE = (("datasets", "datasets"), ("jobs", "jobs"), ("runs", "runs"),
-             ("dataset_versions", "dataset versions"), ("column_lineage", "column-lineage edges"))
+_HEADLINE = (
+    ("datasets", "datasets"),
+    ("jobs", "jobs"),
+    ("runs", "runs"),
+    ("dataset_versions", "dataset versions"),
+    ("column_lineage", "column-lineage edges"),
+)
 
 
 @dataclass
@@ -88,8 +93,9 @@ def run_demo(
         server = EmbeddedServer(settings, store)
         server.start()
         result = DemoResult(data_dir=data_dir, url=server.url)
-        realtime, skipped = _realtime(console, streaming, kafka_bootstrap, with_connect,
-                                      data_dir / "kafka-port")
+        realtime, skipped = _realtime(
+            console, streaming, kafka_bootstrap, with_connect, data_dir / "kafka-port"
+        )
         result.realtime = realtime is not None
         try:
             runs = [drift] if not drift or _has_pipeline_run(server.url) else [False, True]
@@ -97,9 +103,15 @@ def run_demo(
                 for drifted in runs:
                     what = " on the drifted raw source" if drifted else ""
                     console.print(f"\nrunning the retail pipeline{what} (scale {scale})")
-                    pipeline = run_pipeline(data_dir, server.url, scale=scale, drift=drifted,
-                                            console=console, realtime=realtime,
-                                            realtime_skipped=skipped)
+                    pipeline = run_pipeline(
+                        data_dir,
+                        server.url,
+                        scale=scale,
+                        drift=drifted,
+                        console=console,
+                        realtime=realtime,
+                        realtime_skipped=skipped,
+                    )
                     result.pipelines.append(pipeline)
                     _print_run(console, pipeline)
             finally:
@@ -122,7 +134,10 @@ def run_demo(
 
 
 def _realtime(
-    console: Console, streaming: bool, bootstrap: str | None, with_connect: bool,
+    console: Console,
+    streaming: bool,
+    bootstrap: str | None,
+    with_connect: bool,
     port_file: Path | None = None,
 ) -> tuple[RealtimeHalf | None, str]:
     """The real-time half, or None and why it is skipped."""
@@ -150,8 +165,9 @@ def _has_pipeline_run(url: str) -> bool:
     """True if the server already holds a run of the demo's orchestrator job."""
     import httpx
 
-    response = httpx.get(f"{url}/api/v1/namespaces/{PIPELINE_NAMESPACE}/jobs/{PIPELINE_JOB}/runs",
-                         timeout=10.0)
+    response = httpx.get(
+        f"{url}/api/v1/namespaces/{PIPELINE_NAMESPACE}/jobs/{PIPELINE_JOB}/runs", timeout=10.0
+    )
     return response.status_code == 200 and bool(response.json().get("runs"))
 
 
