@@ -18,7 +18,7 @@ jobs' edges. This measures, on the synthetic graph of ``benchmarks/synthetic.py`
 Medians and p95 over ``--repeat`` rounds; ``uptime`` before and after.
 
     .venv/bin/python benchmarks/duplicates.py [--scales 0.01 0.05] [--repeat 5]
-        [--ingest] [--no-reference] [--db URL]
+        [--ingest] [--runs-per-job N] [--no-reference] [--db URL]
         (a fresh database per scale; default a temporary SQLite file)
 """
 
@@ -68,12 +68,12 @@ def _line(name: str, samples: list[float]) -> str:
 @contextmanager
 def _without_table() -> Iterator[None]:
     """The write path with the fingerprint table's refresh switched off."""
-    refresh = derive.fingerprints.refresh
-    derive.fingerprints.refresh = lambda *args, **kwargs: None  # type: ignore[assignment]
+    refresh = derive.fingerprints.refresh_after_batch
+    derive.fingerprints.refresh_after_batch = lambda *args, **kwargs: None  # type: ignore[assignment]
     try:
         yield
     finally:
-        derive.fingerprints.refresh = refresh
+        derive.fingerprints.refresh_after_batch = refresh
 
 
 def _timed(call: Callable[[], Any]) -> tuple[float, Any]:
@@ -82,8 +82,8 @@ def _timed(call: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - started, result
 
 
-def measure(url: str, scale: float, repeat: int, reference: bool) -> None:
-    graph = synthetic.build_graph(scale, runs_per_job=2)
+def measure(url: str, scale: float, repeat: int, reference: bool, runs: int) -> None:
+    graph = synthetic.build_graph(scale, runs_per_job=runs)
     with Store.open(url, migrate=True) as store:
         started = time.perf_counter()
         count = 0
@@ -128,9 +128,9 @@ def measure(url: str, scale: float, repeat: int, reference: bool) -> None:
         print(_line("one job's, every column edge", samples["old_job"]))
 
 
-def measure_ingest(url_with: str, url_without: str, scale: float) -> None:
+def measure_ingest(url_with: str, url_without: str, scale: float, runs: int) -> None:
     """The same batches into two stores alternately, the table kept in one only."""
-    graph = synthetic.build_graph(scale, runs_per_job=2)
+    graph = synthetic.build_graph(scale, runs_per_job=runs)
     times = {"with": 0.0, "without": 0.0}
     count = 0
     with Store.open(url_with, migrate=True) as kept, Store.open(url_without, migrate=True) as bare:
@@ -148,7 +148,8 @@ def measure_ingest(url_with: str, url_without: str, scale: float) -> None:
             count += len(batch)
     ratio = times["with"] / times["without"]
     print(
-        f"ingest, scale {scale}: {count} events, {1000 * times['with'] / count:.2f} ms/event with "
+        f"ingest, scale {scale}, {runs} runs per job: {count} events, "
+        f"{1000 * times['with'] / count:.2f} ms/event with "
         f"the table, {1000 * times['without'] / count:.2f} without; ratio {ratio:.3f}"
     )
 
@@ -158,6 +159,12 @@ def main() -> None:
     parser.add_argument("--scales", type=float, nargs="+", default=[0.01, 0.05])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--ingest", action="store_true", help="measure the write path's cost")
+    parser.add_argument(
+        "--runs-per-job",
+        type=int,
+        default=2,
+        help="runs of each job (each re-asserts its column lineage; the first one is new)",
+    )
     parser.add_argument(
         "--no-reference", action="store_true", help="skip the answer from every column edge"
     )
@@ -171,10 +178,11 @@ def main() -> None:
                     f"sqlite:///{os.path.join(tmp, 'with.db')}",
                     f"sqlite:///{os.path.join(tmp, 'without.db')}",
                     scale,
+                    args.runs_per_job,
                 )
                 continue
             url = args.db or f"sqlite:///{os.path.join(tmp, 'duplicates.db')}"
-            measure(url, scale, args.repeat, not args.no_reference)
+            measure(url, scale, args.repeat, not args.no_reference, args.runs_per_job)
     print(f"load after: {_uptime()}")
 
 

@@ -20,6 +20,7 @@ Soft deletes and namespace scopes are applied by the reads.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -93,6 +94,8 @@ _UPDATE = (
 Member = tuple[bool, int]
 
 
+# Inputs recur across batches (the columns many jobs read): digested once per process.
+@functools.lru_cache(maxsize=1 << 16)
 def edge_input(namespace: str, name: str, field: str, kind: str, subtype: str) -> Member:
     """One edge's input as a fingerprint holds it (the source as a node id), digested."""
     return input_digest(ColumnInput(dataset_node(namespace, name), field, kind, subtype))
@@ -181,7 +184,9 @@ def refresh(
             conn.execute(_DELETE, gone)
         if moved:
             conn.execute(_UPDATE, moved)
-        if new:
+        if new and sql is not None:
+            sql.bulk(conn, "column_fingerprints", _fp, _fp.insert(), new)
+        elif new:
             conn.execute(_fp.insert(), new)
 
 
@@ -233,8 +238,8 @@ def refresh_after_batch(
                 row.print_hash,
             )
         for target in part:
-            said = digests(batch[target])
-            if said and said == stored.get(target):
+            held = stored.get(target)
+            if held and digests(batch[target]) == held:
                 unchanged.add(target)
     refresh(conn, [t_ for t_ in set(batch) | mixed if t_ not in unchanged], sql)
 
