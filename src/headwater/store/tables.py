@@ -289,6 +289,8 @@ runs = sa.Table(
     sa.Index("ix_runs_job_id_created_at", "job_id", "created_at", "uuid"),
     # A run's children in page order (GET /api/v1/jobs/runs/{id}/children).
     sa.Index("ix_runs_parent_run_uuid_created_at", "parent_run_uuid", "created_at", "uuid"),
+    # Retention's pages of runs last updated before its cutoff.
+    sa.Index("ix_runs_updated_at_uuid", "updated_at", "uuid"),
 )
 
 # A dataset version per (dataset, producing run); a DatasetEvent makes a
