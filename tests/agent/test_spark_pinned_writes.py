@@ -218,6 +218,30 @@ def test_an_alter_reports_the_table_it_left_after_the_job_changed_and_dropped_it
         ]
 
 
+@needs_connectors("delta")
+def test_a_delta_create_and_alter_report_the_version_and_schema_they_left(ice, lineage, held):
+    ice.sql("DROP TABLE IF EXISTS pin_delta")
+    try:
+        held.run(ice, "CREATE TABLE pin_delta (id BIGINT, v STRING) USING delta", "CreateTable")
+        held.run(ice, "INSERT INTO pin_delta VALUES (1, 'a')", "AppendData")
+        held.run(ice, "ALTER TABLE pin_delta SET TBLPROPERTIES ('note'='x')", "SetTableProperties")
+        held.run(ice, "ALTER TABLE pin_delta ADD COLUMNS (x INT)", "AddColumns")
+        held.run(ice, "INSERT INTO pin_delta VALUES (2, 'b', 3)", "AppendData")
+        held.release()
+        events = lineage.action_events()
+    finally:
+        ice.sql("DROP TABLE IF EXISTS pin_delta")
+    # A Delta table loaded after its command reads its snapshot only when first asked:
+    # the state each command left is the snapshot held when Spark reported it.
+    (create,) = _completes(events, ".create_table.default_pin_delta")
+    assert (_columns(create["outputs"][0]), _version(create["outputs"][0])) == (["id", "v"], "0")
+    alters = [e["outputs"][0] for e in _completes(events, ".alter_table.default_pin_delta")]
+    assert [(_columns(d), _version(d)) for d in alters] == [
+        (["id", "v"], "2"),
+        (["id", "v", "x"], "3"),
+    ]
+
+
 def test_the_listener_thread_makes_a_few_py4j_calls_per_v2_write(ice, lineage, held):
     table = f"{NAMESPACE}.t"
     held.run(ice, f"CREATE TABLE {table} (id long, v string) USING iceberg", "CreateTable")

@@ -24,6 +24,7 @@ assignment's value traced through the source plan.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Callable
@@ -42,7 +43,7 @@ from headwater.agent.sources.common import (
     schema_from_struct,
 )
 from headwater.agent.sources.dsv2 import NESTED_WRITE
-from headwater.agent.sources.family import SourceFamily
+from headwater.agent.sources.family import SourceFamily, TablePin
 from headwater.agent.sources.files import output_at, save_to_path
 from headwater.agent.sources.jvm_common import option, table_location
 
@@ -183,6 +184,37 @@ def v2_table_facts(table: Any) -> dict[str, Any]:
     else:
         facts["version"] = str(written_version(_newest(table.deltaLog()), read))
     return facts
+
+
+#: The newest snapshot of a ``DeltaTableV2``'s log the session knows, in one call:
+#: right after the session's own commit, the state that commit left (no I/O).
+_NEWEST_SNAPSHOT = JvmChain(
+    ("org.apache.spark.sql.delta.catalog.DeltaTableV2", "deltaLog", ()),
+    ("org.apache.spark.sql.delta.DeltaLog", "unsafeVolatileSnapshot", ()),
+    target_loader=True,
+)
+
+
+def _take_snapshot(table: Any) -> Any:
+    # On Spark's listener thread: one call once the capture thread built the chain.
+    return chained(
+        _NEWEST_SNAPSHOT, lambda t: t.deltaLog().unsafeVolatileSnapshot(), table, build=False
+    )
+
+
+def _pinned_snapshot_facts(table: Any, snapshot: Any) -> dict[str, Any]:
+    """Location, version and schema of a created or altered table from the snapshot
+    pinned when Spark reported the command: a ``DeltaTableV2`` reads its own snapshot
+    only when first asked, which on the capture thread may be a later one."""
+    version = str(int(snapshot.version()))
+    return {
+        "location": str(table.path().toString()),
+        "storage_layer": STORAGE[0],
+        "file_format": STORAGE[1],
+        "version": version,
+        "read_version": version,
+        "schema": json.loads(str(snapshot.schema().json())),
+    }
 
 
 def staged_table_facts(table: Any) -> dict[str, Any]:
@@ -458,6 +490,13 @@ FAMILY = SourceFamily(
         "DeltaCatalog$StagedDeltaTableV2": staged_table_facts,
         # Delta 4.1+ (the Spark 4.1 build) nests the staged table in the catalog's base class.
         "AbstractDeltaCatalog$StagedDeltaTableV2": staged_table_facts,
+    },
+    # A created or altered table's state, pinned when Spark reports the command (a
+    # write's version comes from the snapshot its plan read: see the module doc).
+    v2_table_pins={
+        "DeltaTableV2": TablePin(
+            _take_snapshot, _pinned_snapshot_facts, _NEWEST_SNAPSHOT.prepare, loaded_only=True
+        )
     },
     stream_sinks={"DeltaSink": _stream_sink_facts},
     stream_sink_versions={"DeltaSink": _stream_sink_version},

@@ -360,6 +360,8 @@ def pin_table(node: Any, root_class: str, staged: StagedTables | None = None) ->
             staged.keep(relation, jtable, table_class)
         return None
     pin = formats.TABLE_PINS.get(short_class(table_class))
+    if pin is not None and pin.loaded_only and not loaded:
+        pin = None
     if pin is None and not loaded:
         return None  # a write whose facts do not change with the table (Delta's: see delta.py)
     handle = pin.take(jtable) if pin is not None else None

@@ -68,6 +68,9 @@ class TablePin:
     #: Readies, on the capture thread, what ``take`` needs to be quick (a JVM chain
     #: built for the table's class loader), given a table of the format.
     prepare: Callable[[Any], None] | None = None
+    #: Whether the pin serves only a table loaded after a create or an ALTER, not
+    #: the table a write's plan holds (whose facts the format reads otherwise).
+    loaded_only: bool = False
 
 
 @dataclass(frozen=True)
