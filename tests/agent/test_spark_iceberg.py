@@ -247,10 +247,12 @@ def test_alter_and_drop_report_the_table(ice, lineage):
     ice.sql(f"CREATE TABLE {NAMESPACE}.ddl (a string, b string) USING iceberg")
     ice.sql(f"ALTER TABLE {NAMESPACE}.ddl ADD COLUMNS (c int)")
     ice.sql(f"ALTER TABLE {NAMESPACE}.ddl RENAME COLUMN b TO d")
+    ice.sql(f"ALTER TABLE {NAMESPACE}.ddl ALTER COLUMN c TYPE bigint")
     events = [e for e in lineage.action_events() if e["eventType"] == "COMPLETE" and ".alter_table." in e["job"]["name"]]
     assert [_columns(_output(e)) for e in events] == [
         [("a", "string"), ("b", "string"), ("c", "integer")],
         [("a", "string"), ("d", "string"), ("c", "integer")],
+        [("a", "string"), ("d", "string"), ("c", "long")],
     ]
     assert events[-1]["job"]["name"].endswith(".alter_table.hw_ddl")
     _assert_table(_output(events[-1]), "ddl")

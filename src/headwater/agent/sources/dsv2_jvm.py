@@ -90,7 +90,8 @@ TABLE_ALTERS = frozenset(
         "ReplaceColumns",
         "DropColumns",
         "RenameColumn",
-        "AlterColumn",
+        "AlterColumn",  # Spark 3.5
+        "AlterColumns",  # Spark 4.1: one command for all the ALTER COLUMNs of a statement
         "SetTableProperties",
         "UnsetTableProperties",
         "SetTableLocation",
