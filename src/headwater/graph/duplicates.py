@@ -44,7 +44,7 @@ import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 __all__ = [
     "ColumnInput",
@@ -53,6 +53,7 @@ __all__ = [
     "JobShare",
     "OutputColumn",
     "Relation",
+    "column_inputs",
     "columns_of",
     "duplicates",
     "fingerprints",
@@ -120,21 +121,36 @@ def _normalised(item: ColumnInput) -> ColumnInput:
     return ColumnInput(item.dataset, item.field, kind.upper(), subtype.upper())
 
 
-def columns_of(edges: Iterable[tuple[str, str, str, ColumnInput]]) -> list[OutputColumn]:
-    """The output columns of ``edges`` -- (job, target dataset, target field, input)
-    -- sorted by (job, dataset, field): a field's inputs are its edges of that job,
-    and an edge with an empty target field (a dataset-level entry) is an input of
-    every column the same job writes to its target."""
-    inputs: dict[tuple[str, str, str], set[ColumnInput]] = defaultdict(set)
-    whole: dict[tuple[str, str], set[ColumnInput]] = defaultdict(set)
+_Job = TypeVar("_Job")
+_Target = TypeVar("_Target")
+_Input = TypeVar("_Input")
+
+
+def column_inputs(
+    edges: Iterable[tuple[_Job, _Target, str, _Input]],
+) -> dict[tuple[_Job, _Target, str], set[_Input]]:
+    """Each output column's inputs from ``edges`` -- (job, target dataset, target
+    field, input): a field's inputs are its edges of that job, and an edge with an
+    empty target field (a dataset-level entry) is an input of every column the same
+    job writes to its target. Jobs and targets are names or database ids."""
+    inputs: dict[tuple[_Job, _Target, str], set[_Input]] = defaultdict(set)
+    whole: dict[tuple[_Job, _Target], set[_Input]] = defaultdict(set)
     for job, target, target_field, item in edges:
         if target_field:
             inputs[(job, target, target_field)].add(item)
         else:
             whole[(job, target)].add(item)
+    for (job, target, _), found in inputs.items():
+        found |= whole.get((job, target), set())
+    return inputs
+
+
+def columns_of(edges: Iterable[tuple[str, str, str, ColumnInput]]) -> list[OutputColumn]:
+    """The output columns of ``edges`` (see :func:`column_inputs`), sorted by (job,
+    dataset, field)."""
     return [
-        OutputColumn(job, target, name, frozenset(found | whole.get((job, target), set())))
-        for (job, target, name), found in sorted(inputs.items())
+        OutputColumn(job, target, name, frozenset(found))
+        for (job, target, name), found in sorted(column_inputs(edges).items())
     ]
 
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from headwater.graph.duplicates import ColumnInput, input_digest, set_digests
+from headwater.graph.duplicates import ColumnInput, column_inputs, input_digest, set_digests
 from headwater.store import tables as t
 from headwater.store.chunking import chunks
 from headwater.store.keys import dataset_node
@@ -103,20 +103,10 @@ def edge_input(namespace: str, name: str, field: str, kind: str, subtype: str) -
 
 def digests(edges: Iterable[tuple[int, int, str, Member]]) -> dict[ColumnKey, Digests]:
     """The digests of each output column of ``edges`` -- (job id, target dataset id,
-    target field, input) -- that has a fingerprint: a field's inputs are its edges of
-    that job, and a dataset-level edge (empty field) is an input of every column the
-    same job writes to its target (as :func:`headwater.graph.duplicates.columns_of`)."""
-    inputs: dict[tuple[int, int, str], set[Member]] = defaultdict(set)
-    whole: dict[tuple[int, int], set[Member]] = defaultdict(set)
-    for job, target, name, item in edges:
-        if name:
-            inputs[(job, target, name)].add(item)
-        else:
-            whole[(job, target)].add(item)
+    target field, input) -- that has a fingerprint (its inputs as
+    :func:`headwater.graph.duplicates.column_inputs` gathers them)."""
     found = {}
-    for (job, target, name), items in inputs.items():
-        extra = whole.get((job, target))
-        members = items | extra if extra else items
+    for (job, target, name), members in column_inputs(edges).items():
         found[(target, name, job)] = set_digests(
             {digest for direct, digest in members if direct},
             {digest for direct, digest in members if not direct},
