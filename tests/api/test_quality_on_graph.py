@@ -58,3 +58,39 @@ def test_only_the_newest_assertions_mark_a_node(store: Store) -> None:
             ],
         )
         assert _marks(client) == {f"dataset:{NS}:mid": 2}
+
+
+def _marks_as_of(client: TestClient, as_of: str) -> dict[str, int]:
+    body = client.get(
+        "/api/v2/lineage", params={"nodeId": GOLD, "direction": "upstream", "asOf": as_of}
+    ).json()
+    return {
+        n["id"]: n["data"]["failedAssertions"]
+        for n in body["nodes"]
+        if n["data"] and "failedAssertions" in n["data"]
+    }
+
+
+def test_as_of_a_time_the_assertions_sent_by_then_mark_a_node(store: Store) -> None:
+    """With ``asOf``, the mark comes from the newest assertions sent at or before it."""
+    with TestClient(create_app(Settings(), store)) as client:
+        record(
+            store,
+            [
+                run_event(
+                    "COMPLETE",
+                    "2026-03-03T00:00:00Z",
+                    _run(20),
+                    job="dq",
+                    namespace=NS,
+                    inputs=[_assertions(("not_null", "amount", False), ("unique", "id", False))],
+                )
+            ],
+        )
+        assert _marks(client) == {f"dataset:{NS}:mid": 2}
+        # Before the later failures mid's assertions passed: no mark then.
+        assert _marks_as_of(client, "2026-03-02T05:00:00Z") == {}
+        # Between the failing run and the passing one: marked, with that run's count.
+        assert _marks_as_of(client, "2026-03-02T03:00:00Z") == {f"dataset:{NS}:mid": 1}
+        # Before any assertion: none.
+        assert _marks_as_of(client, "2026-03-01T06:00:00Z") == {}

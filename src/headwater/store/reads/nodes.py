@@ -25,6 +25,7 @@ from headwater.store.reads.common import (
     chunks,
     dataset_ids,
     job_ids,
+    naive,
     named_in_namespace,
 )
 from headwater.store.reads.job_version_at import job_version_column
@@ -213,11 +214,19 @@ def _declared_jobs(conn: sa.Connection, job_ids: Sequence[int]) -> set[int]:
     return found
 
 
-def _failed_assertions(conn: sa.Connection, subjects: Sequence[str]) -> dict[str, int]:
+def _failed_assertions(
+    conn: sa.Connection, subjects: Sequence[str], as_of: datetime | None = None
+) -> dict[str, int]:
     """How many assertions failed in the newest ``dataQualityAssertions`` facet sent about
     each dataset (as a run's input or output, or on the dataset itself), by node id, for
-    the datasets whose newest assertions have failures: the graph marks them."""
+    the datasets whose newest assertions have failures: the graph marks them.
+
+    With ``as_of``, the newest facet sent at or before that time: a run's input and
+    output facets are kept per run, so the assertions in force then are still stored;
+    a dataset's own facet is kept only as its latest, so one sent later hides the one
+    it replaced (the answer then rests on the runs' facets)."""
     f = t.facets
+    until = [f.c.event_time <= naive(as_of)] if as_of is not None else []
     newest: dict[str, tuple[datetime, str, Any]] = {}
     for batch in chunks(sorted(set(subjects))):
         for subject, payload, time, digest in conn.execute(
@@ -225,6 +234,7 @@ def _failed_assertions(conn: sa.Connection, subjects: Sequence[str]) -> dict[str
                 f.c.kind.in_(("input", "output", "dataset")),
                 f.c.subject.in_(batch),
                 f.c.name == "dataQualityAssertions",
+                *until,
             )
         ):
             known = newest.get(subject)
@@ -266,7 +276,7 @@ def node_summaries(
         }
         subjects = [f"dataset:{n.namespace}:{n.name}" for _, n in datasets]
         kinds = _dataset_types(conn, subjects)
-        failing = _failed_assertions(conn, subjects)
+        failing = _failed_assertions(conn, subjects, as_of)
         for node_id, n in datasets:
             version = n.version or current.get((n.namespace, n.name))
             result[node_id] = {"namespace": n.namespace, "name": n.name, "version": version}
