@@ -27,6 +27,7 @@ from tests.api.classification_events import (
     edge,
     events,
     lineage,
+    ownership,
     write,
 )
 from tests.store.builders import facet, record
@@ -183,8 +184,13 @@ def test_compliance_report_json_and_csv(client: TestClient) -> None:
     assert [j["nodeId"] for j in report["jobs"]] == ["job:ns:gold", "job:ns:silver"]
     datasets = {d["nodeId"]: d["owners"] for d in report["datasets"]}
     assert datasets[f"dataset:file:{RAW}"] == [{"name": "team:crm", "type": "team",
-                                                "source": "facet"}]
-    assert datasets[f"dataset:file:{GOLD}"] == [{"name": "bob", "type": "", "source": "api"}]
+                                                "source": "facet", "current": False}]
+    # The API's owners have no history: an as-of report says they are today's.
+    assert datasets[f"dataset:file:{GOLD}"] == [{"name": "bob", "type": "", "source": "api",
+                                                 "current": True}]
+    jobs = {j["nodeId"]: j["owners"] for j in report["jobs"]}
+    assert jobs["job:ns:silver"] == [{"name": "team:silver", "type": "team", "source": "facet",
+                                      "current": True}]
     assert [s["reason"] for s in report["stops"]] == ["masking"]
     response = client.get("/api/v2/compliance", params={"tag": "PII", "asOf": BEFORE_GOLD_V2,
                                                         "format": "csv"})
@@ -194,10 +200,31 @@ def test_compliance_report_json_and_csv(client: TestClient) -> None:
     assert sorted((r["kind"], r["column"]) for r in rows) == [
         ("flow", GOLD_CONTACT), ("flow", SILVER_EMAIL), ("stop", SILVER_HASH)]
     gold = next(r for r in rows if r["column"] == GOLD_CONTACT)
-    assert gold["dataset_owners"] == "bob" and gold["jobs"] == "job:ns:gold; job:ns:silver"
+    assert gold["dataset_owners"] == "bob [current]"
+    assert gold["jobs"] == "job:ns:gold; job:ns:silver"
     # Where one column flows: from the silver copy on, now (gold no longer reads it).
     now = client.get("/api/v2/compliance", params={"nodeId": SILVER_EMAIL}).json()
     assert [f["column"] for f in now["flows"]] == [SILVER_EMAIL]
+
+
+def test_compliance_report_names_the_dataset_owners_in_force_then(client: TestClient,
+                                                                  store: Store) -> None:
+    """A dataset's ownership facets are kept per version: a report as of a time names the
+    owners then, and one without asOf today's."""
+    later = write("ingest", 5, 50, [], RAW, ["id", "email", "name"],
+                  ownership=ownership("team:privacy"))
+    later[1]["outputs"][0]["facets"]["schema"]["fields"][1]["tags"] = [
+        {"key": "PII", "value": "email", "source": "ingest"}]
+    record(store, later)
+
+    def raw_owners(params: dict[str, str]) -> list[dict[str, Any]]:
+        report = client.get("/api/v2/compliance", params={"tag": "PII", **params}).json()
+        return {d["nodeId"]: d["owners"] for d in report["datasets"]}[f"dataset:file:{RAW}"]
+
+    assert raw_owners({"asOf": BEFORE_GOLD_V2}) == [
+        {"name": "team:crm", "type": "team", "source": "facet", "current": False}]
+    assert raw_owners({}) == [
+        {"name": "team:privacy", "type": "team", "source": "facet", "current": True}]
 
 
 @pytest.mark.parametrize(("method", "path", "kwargs", "status", "field"), [

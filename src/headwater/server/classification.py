@@ -246,7 +246,7 @@ def compliance_answer(conn: Any, state: Classified, tag: str | None,
         datasets.update(_dataset_of(hop.target) for hop in item.path)
     jobs = {hop.job for item in flows for hop in item.path} | {s.edge.job for s in stops}
     datasets |= {_dataset_of(s.origin) for s in stops}
-    owners = reads.owners_of(conn, datasets | jobs)
+    owners = reads.owners_at(conn, datasets | jobs, state.as_of)
     return {
         "asOf": aware(state.as_of), "tag": tag, "nodeId": str(node) if node else None,
         "flows": [{**_propagated(item), "dataset": _dataset_of(item.column),

@@ -202,11 +202,13 @@ class DatasetBadgesList:
 
 @dataclass(frozen=True, kw_only=True)
 class Owner:
-    """``source`` is ``facet`` (an ownership facet) or ``api``."""
+    """``source`` is ``facet`` (an ownership facet) or ``api``; ``current`` (in a
+    compliance report) is false only for a dataset's owners as of the report's time."""
 
     name: str
     type: str
     source: str
+    current: bool = True
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -20,7 +20,11 @@ propagated tags are too (the walk itself: :mod:`headwater.graph.tags`).
   follows the default list.
 * **Blocks** (:func:`blocks`): created at or before ``as_of`` and not removed by then.
 * **Owners** (:func:`owners_of`): the ``owners`` of the latest ``ownership``
-  facet of each dataset and job, and those set through the API.
+  facet of each dataset and job, and those set through the API. As of a time
+  (:func:`owners_at`) a dataset's come from the newest ``ownership`` facet sent
+  by then (each dataset version keeps its facets); a job's facet is kept only
+  as its latest and the API's owners have no history, so those are today's and
+  say so (``current``).
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ __all__ = [
     "column_edges",
     "dataset_columns",
     "definitions",
+    "owners_at",
     "owners_of",
     "propagation_flags",
     "tag_assignments",
@@ -262,3 +267,64 @@ def owners_of(conn: sa.Connection, subjects: Iterable[str]) -> dict[str, list[di
             found[row.subject].add((row.name, row.type, "api"))
     return {subject: [{"name": n, "type": kind, "source": src} for n, kind, src in sorted(rows)]
             for subject, rows in found.items()}
+
+
+def _owner_entries(payload: Any) -> list[tuple[str, str]]:
+    owners = payload.get("owners") if isinstance(payload, Mapping) else None
+    return [(owner["name"], _text(owner.get("type")))
+            for owner in (owners if isinstance(owners, list) else ())
+            if isinstance(owner, Mapping) and isinstance(owner.get("name"), str)]
+
+
+def _dataset_ownership_at(conn: sa.Connection, subjects: list[str],
+                          as_of: datetime) -> dict[str, Any]:
+    """The payload of the newest ``ownership`` facet sent at or before ``as_of`` about
+    each dataset node id: on one of its versions or on the dataset itself."""
+    ids = dataset_ids(conn, [split_node_key(s) for s in subjects])
+    node_of = {ids[split_node_key(s)]: s for s in subjects if split_node_key(s) in ids}
+    until = naive(as_of)
+    newest: dict[str, tuple[datetime, str, Any]] = {}
+
+    def offer(subject: str, time: datetime, digest: str, payload: Any) -> None:
+        known = newest.get(subject)
+        if known is None or (time, digest) > known[:2]:
+            newest[subject] = (time, digest, payload)
+
+    for part in chunks(sorted(node_of)):
+        for row in conn.execute(
+                sa.select(_v.c.dataset_id, _f.c.event_time, _f.c.event_hash, _f.c.payload)
+                .select_from(_f.join(_v, _v.c.uuid == _f.c.subject))
+                .where(_f.c.kind == "dataset_version", _f.c.run_uuid == "",
+                       _f.c.name == "ownership", _v.c.dataset_id.in_(part),
+                       _f.c.event_time <= until)):
+            offer(node_of[row.dataset_id], row.event_time, row.event_hash, row.payload)
+    for part in chunks(sorted(subjects)):
+        for row in conn.execute(
+                sa.select(_f.c.subject, _f.c.event_time, _f.c.event_hash, _f.c.payload)
+                .where(_f.c.kind == "dataset", _f.c.run_uuid == "", _f.c.name == "ownership",
+                       _f.c.subject.in_(part), _f.c.event_time <= until)):
+            offer(row.subject, row.event_time, row.event_hash, row.payload)
+    return {subject: payload for subject, (_, _, payload) in newest.items()}
+
+
+def owners_at(conn: sa.Connection, subjects: Iterable[str],
+              as_of: datetime | None) -> dict[str, list[dict[str, Any]]]:
+    """Owners of each dataset or job node id as of ``as_of`` (now when None), each
+    ``{name, type, source, current}``, sorted. ``current`` is false for a dataset's
+    owners taken from the ``ownership`` facet in force at ``as_of``; a job's facet
+    owners and the API's are kept only as they are today, so with ``as_of`` they are
+    today's (``current: true``), as is every owner without it."""
+    today = owners_of(conn, subjects)
+    if as_of is None:
+        return {subject: [{**owner, "current": True} for owner in owners]
+                for subject, owners in today.items()}
+    datasets = {s for s in today if s.startswith("dataset:")}
+    then = _dataset_ownership_at(conn, sorted(datasets), as_of)
+    result: dict[str, list[dict[str, Any]]] = {}
+    for subject, owners in today.items():
+        kept = [{**o, "current": True} for o in owners
+                if not (o["source"] == "facet" and subject in datasets)]
+        kept += [{"name": name, "type": kind, "source": "facet", "current": False}
+                 for name, kind in sorted(set(_owner_entries(then.get(subject))))]
+        result[subject] = sorted(kept, key=lambda o: (o["name"], o["type"], o["source"]))
+    return result
