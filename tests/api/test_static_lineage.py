@@ -191,3 +191,41 @@ def test_declared_by_hand_through_the_cli(
     assert "not a dataset" in _cli(
         "declare", "job", "job:bi:other", "--input", "lake:x", "--db", db_url, code=2
     )
+
+
+def _readers_of_gold_as_of(client: TestClient, as_of: str) -> dict[str, Any]:
+    response = client.get(
+        "/api/v2/lineage",
+        params={"nodeId": GOLD, "direction": "downstream", "depth": 1, "asOf": as_of},
+    )
+    assert response.status_code == 200, response.text
+    return {n["id"]: n["data"] for n in response.json()["nodes"] if n["id"].startswith("job:")}
+
+
+def test_as_of_a_time_only_declarations_made_by_then(client: TestClient, store: Store) -> None:
+    """An ``asOf`` answer has the declarations whose event time is at or before it."""
+    late = "job:bi:late_dashboard"
+    record(
+        store, [_declare(1, ["gold.revenue"]), _declare(30, ["gold.revenue"], job="late_dashboard")]
+    )
+    assert set(_readers_of_gold(client)) == {DASHBOARD, late}
+    then = _readers_of_gold_as_of(client, "2024-01-01T00:01:10Z")
+    assert set(then) == {DASHBOARD} and then[DASHBOARD]["declared"] is True
+    assert _readers_of_gold_as_of(client, "2024-01-01T00:00:30Z") == {}
+    impact = client.get("/api/v2/impact", params={"nodeId": SILVER, "asOf": "2024-01-01T00:01:10Z"})
+    assert impact.status_code == 200, impact.text
+    impacted = {n["id"] for n in impact.json()["nodes"]}
+    assert DASHBOARD in impacted and late not in impacted
+    # The late dashboard's node, asked as of before its declaration, is not marked declared.
+    node = client.get(
+        "/api/v2/lineage", params={"nodeId": late, "depth": 0, "asOf": "2024-01-01T00:01:10Z"}
+    ).json()
+    assert [n.get("data", {}).get("declared") for n in node["nodes"] if n["id"] == late] in (
+        [],
+        [None],
+    )
+    # Only each job's latest declaration is kept: once the dashboard declares something
+    # else, the earlier one (in force at 00:01:10) is no longer in the store.
+    record(store, [_declare(40, ["silver.orders"])])
+    assert set(_readers_of_gold_as_of(client, "2024-01-01T00:01:10Z")) == set()
+    assert set(_readers_of_gold_as_of(client, "2024-01-01T00:01:35Z")) == {late}

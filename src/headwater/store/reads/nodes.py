@@ -204,13 +204,21 @@ def _dataset_types(conn: sa.Connection, subjects: Sequence[str]) -> dict[str, st
     return found
 
 
-def _declared_jobs(conn: sa.Connection, job_ids: Sequence[int]) -> set[int]:
+def _declared_jobs(
+    conn: sa.Connection, job_ids: Sequence[int], as_of: datetime | None = None
+) -> set[int]:
     """The jobs whose inputs or outputs a JobEvent declares (static lineage: a dashboard,
-    a report), which the graph marks: their edges come from a declaration, not a run."""
-    io = t.job_declared_io
+    a report), which the graph marks: their edges come from a declaration, not a run.
+    With ``as_of``, a declaration made by then (only each job's latest is kept)."""
+    io, declarations = t.job_declared_io, t.job_declarations
     found: set[int] = set()
     for batch in chunks(sorted(set(job_ids))):
-        found.update(conn.scalars(sa.select(io.c.job_id).where(io.c.job_id.in_(batch)).distinct()))
+        statement = sa.select(io.c.job_id).where(io.c.job_id.in_(batch)).distinct()
+        if as_of is not None:
+            statement = statement.join(declarations, declarations.c.job_id == io.c.job_id).where(
+                declarations.c.declared_time <= naive(as_of)
+            )
+        found.update(conn.scalars(statement))
     return found
 
 
@@ -291,7 +299,7 @@ def node_summaries(
     if jobs:
         rows = _job_rows(conn, [(n.namespace, n.name) for _, n in jobs], as_of)
         parents = job_parents(conn, [row.id for row in rows.values()])
-        declared = _declared_jobs(conn, [row.id for row in rows.values()])
+        declared = _declared_jobs(conn, [row.id for row in rows.values()], as_of)
         for node_id, n in jobs:
             row = rows.get((n.namespace, n.name))
             parent = parents.get(row.id) if row is not None else None

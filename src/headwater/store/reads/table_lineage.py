@@ -67,21 +67,37 @@ def _dataset_jobs_until_statement(link: sa.Table) -> sa.Select[Any]:
     )
 
 
-def _declared_side_statement() -> sa.Select[Any]:
+def _declared_side_statement(until: bool) -> sa.Select[Any]:
     """(job name, dataset node id) of the datasets that JobEvents declare on the
-    ``direction`` side of the jobs ``names`` in ``namespace`` (``job_declared_io``)."""
+    ``direction`` side of the jobs ``names`` in ``namespace`` (``job_declared_io``);
+    with ``until``, only declarations whose event time is at or before ``as_of``."""
     io, ds_ns = t.job_declared_io, _ns.alias("ds_ns")
     dataset_id = sa.literal("dataset:") + ds_ns.c.name + sa.literal(":") + _ds.c.name
+    joined = (
+        _j.join(io, sa.and_(io.c.job_id == _j.c.id, io.c.direction == sa.bindparam("direction")))
+        .join(_ds, _ds.c.id == io.c.dataset_id)
+        .join(ds_ns, ds_ns.c.id == _ds.c.namespace_id)
+    )
+    statement = sa.select(_j.c.name, dataset_id).where(named_in_namespace(_j))
+    if not until:
+        return statement.select_from(joined)
+    declarations = t.job_declarations
+    return statement.select_from(joined.join(declarations, declarations.c.job_id == _j.c.id)).where(
+        declarations.c.declared_time <= sa.bindparam("as_of")
+    )
+
+
+def _declaring_jobs_until_statement(direction: str) -> sa.Select[Any]:
+    """(dataset name, job namespace, job name) of jobs whose declaration, made at or
+    before ``as_of``, has the datasets ``names`` in ``namespace`` as ``direction``."""
+    io, declarations, job_ns = t.job_declared_io, t.job_declarations, _ns.alias("job_ns")
     return (
-        sa.select(_j.c.name, dataset_id)
-        .select_from(
-            _j.join(
-                io, sa.and_(io.c.job_id == _j.c.id, io.c.direction == sa.bindparam("direction"))
-            )
-            .join(_ds, _ds.c.id == io.c.dataset_id)
-            .join(ds_ns, ds_ns.c.id == _ds.c.namespace_id)
-        )
-        .where(named_in_namespace(_j))
+        sa.select(_ds.c.name, job_ns.c.name, _j.c.name)
+        .join(io, sa.and_(io.c.dataset_id == _ds.c.id, io.c.direction == direction))
+        .join(declarations, declarations.c.job_id == io.c.job_id)
+        .join(_j, _j.c.id == io.c.job_id)
+        .join(job_ns, job_ns.c.id == _j.c.namespace_id)
+        .where(named_in_namespace(_ds), declarations.c.declared_time <= sa.bindparam("as_of"))
     )
 
 
@@ -102,7 +118,10 @@ def _current_jobs_statement(direction: str) -> sa.Select[Any]:
 # come from job_current_io; as of a time, through run outputs and run inputs up to then.
 _JOB_INPUTS = ListSelect(_job_side_statement(_jv.c.inputs))
 _JOB_OUTPUTS = ListSelect(_job_side_statement(_jv.c.outputs))
-_DECLARED = ListSelect(_declared_side_statement())
+_DECLARED = ListSelect(_declared_side_statement(until=False))
+_DECLARED_UNTIL = ListSelect(_declared_side_statement(until=True))
+_DECLARED_PRODUCERS_UNTIL = ListSelect(_declaring_jobs_until_statement(current_io.OUTPUT))
+_DECLARED_READERS_UNTIL = ListSelect(_declaring_jobs_until_statement(current_io.INPUT))
 _PRODUCERS = ListSelect(_current_jobs_statement(current_io.OUTPUT))
 _READERS = ListSelect(_current_jobs_statement(current_io.INPUT))
 _PRODUCERS_UNTIL = ListSelect(_dataset_jobs_until_statement(t.run_outputs))
@@ -165,36 +184,45 @@ class TableLineage:
         (upstream) or outputs (downstream)."""
         upstream = direction is Direction.UPSTREAM
         if self.as_of is not None:
-            return {
+            sides = {
                 key: inputs if upstream else outputs
                 for key, (inputs, outputs) in self._job_io_at(jobs).items()
             }
-        statement = _JOB_INPUTS if upstream else _JOB_OUTPUTS
-        sides = {
-            (namespace, name): list(side or ())
-            for namespace, (name, side) in statement.rows_by_name(self.conn, jobs)
-        }
+        else:
+            statement = _JOB_INPUTS if upstream else _JOB_OUTPUTS
+            sides = {
+                (namespace, name): list(side or ())
+                for namespace, (name, side) in statement.rows_by_name(self.conn, jobs)
+            }
         for key, datasets in self._declared(jobs, upstream).items():
             sides[key] = sorted(set(sides.get(key, ())) | set(datasets))
         return sides
 
-    def _declared(
-        self, jobs: list[tuple[str, str]], upstream: bool
-    ) -> dict[tuple[str, str], list[str]]:
-        """The datasets JobEvents declare on each job's side (``store.declared_io``):
-        asked only of a store holding a declaration, checked once per walk."""
+    def _any_declaration(self) -> bool:
+        """Whether the store holds any JobEvent declaration, looked up once per walk."""
         if self._has_declarations is None:
             self._has_declarations = (
                 self.conn.execute(sa.select(t.job_declarations.c.job_id).limit(1)).first()
                 is not None
             )
-        if not self._has_declarations:
+        return self._has_declarations
+
+    def _declared(
+        self, jobs: list[tuple[str, str]], upstream: bool
+    ) -> dict[tuple[str, str], list[str]]:
+        """The datasets JobEvents declare on each job's side (``store.declared_io``):
+        asked only of a store holding a declaration, checked once per walk. With
+        ``as_of``, only a declaration made by then: the store keeps each job's latest
+        declaration alone, so one that replaced an earlier declaration after ``as_of``
+        leaves the job without declared datasets at that time."""
+        if not self._any_declaration():
             return {}
         direction = current_io.INPUT if upstream else current_io.OUTPUT
+        statement, params = _DECLARED, {"direction": direction}
+        if self.as_of is not None:
+            statement, params = _DECLARED_UNTIL, {**params, "as_of": naive(self.as_of)}
         found: dict[tuple[str, str], list[str]] = defaultdict(list)
-        for namespace, (name, dataset) in _DECLARED.rows_by_name(
-            self.conn, jobs, {"direction": direction}
-        ):
+        for namespace, (name, dataset) in statement.rows_by_name(self.conn, jobs, params):
             found[(namespace, name)].append(dataset)
         return found
 
@@ -228,7 +256,7 @@ class TableLineage:
             )
         }
         if self.as_of is not None:
-            pairs = self._current_at(pairs, direction)
+            pairs = self._current_at(pairs, direction) | self._declaring_at(datasets, upstream)
         edges = []
         for dataset_node, job_ns, job_name in sorted(pairs):
             job_node = f"job:{job_ns}:{job_name}"
@@ -237,6 +265,21 @@ class TableLineage:
             else:
                 edges.append(Edge(dataset_node, job_node))
         return edges
+
+    def _declaring_at(
+        self, datasets: list[tuple[str, str]], upstream: bool
+    ) -> set[tuple[str, str, str]]:
+        """(dataset node id, job namespace, job name) of the jobs whose declaration made
+        by ``as_of`` writes (``upstream``) or reads the ``datasets``."""
+        if not self._any_declaration():
+            return set()
+        statement = _DECLARED_PRODUCERS_UNTIL if upstream else _DECLARED_READERS_UNTIL
+        return {
+            (f"dataset:{namespace}:{dataset}", job_ns, job_name)
+            for namespace, (dataset, job_ns, job_name) in statement.rows_by_name(
+                self.conn, datasets, {"as_of": naive(self.as_of)}
+            )
+        }
 
     def _current_at(
         self, pairs: set[tuple[str, str, str]], direction: Direction
