@@ -19,6 +19,22 @@ from headwater.store.reads.visibility import visible
 __all__ = ["reference_answer"]
 
 
+def every_edge(conn: sa.Connection) -> list[Any]:
+    """Every stored column edge with the job of the run that last asserted it."""
+    cl, r = t.column_lineage, t.runs
+    return conn.execute(
+        sa.select(
+            r.c.job_id,
+            cl.c.target_dataset_id,
+            cl.c.target_field,
+            cl.c.source_dataset_id,
+            cl.c.source_field,
+            cl.c.transformation_type,
+            cl.c.transformation_subtype,
+        ).join(r, r.c.uuid == cl.c.run_uuid)
+    ).all()
+
+
 def reference_answer(
     engine: sa.Engine,
     scope: NamespaceScope = EVERYTHING,
@@ -29,7 +45,7 @@ def reference_answer(
 ) -> dict[str, Any]:
     """``duplicates_answer`` computed from every column edge of the store, each job's
     columns read in full (what the answer was before the fingerprint table)."""
-    cl, r, d, ns, j = t.column_lineage, t.runs, t.datasets, t.namespaces, t.jobs
+    d, ns, j = t.datasets, t.namespaces, t.jobs
     with engine.connect() as conn:
         names = {}
         for table, prefix in ((d, "dataset"), (j, "job")):
@@ -40,17 +56,7 @@ def reference_answer(
             )
             for row in conn.execute(query):
                 names[(prefix, row.id)] = f"{prefix}:{row.namespace}:{row.name}"
-        edges = conn.execute(
-            sa.select(
-                r.c.job_id,
-                cl.c.target_dataset_id,
-                cl.c.target_field,
-                cl.c.source_dataset_id,
-                cl.c.source_field,
-                cl.c.transformation_type,
-                cl.c.transformation_subtype,
-            ).join(r, r.c.uuid == cl.c.run_uuid)
-        ).all()
+        edges = every_edge(conn)
     inputs: dict[tuple[str, str, str], set[ColumnInput]] = defaultdict(set)
     whole: dict[tuple[str, str], set[ColumnInput]] = defaultdict(set)
     for e in edges:

@@ -32,7 +32,7 @@ from headwater.store.reads.scope import EVERYTHING, NamespaceScope
 from headwater.store.retention import prune
 from tests.store.builders import dataset, facet, record, run_event
 from tests.store.dump import dump
-from tests.store.duplicates_reference import reference_answer
+from tests.store.duplicates_reference import every_edge, reference_answer
 
 SOURCES = [("wh", "orders"), ("wh", "customers"), ("lake", "clicks")]
 KINDS = [("DIRECT", "IDENTITY"), ("DIRECT", "AGGREGATION"), ("INDIRECT", "FILTER"), ("", "")]
@@ -97,7 +97,7 @@ def _fresh(url: str) -> Iterator[Store]:
 
 def _from_edges(store: Store) -> list[str]:
     """The table's rows recomputed from every stored edge, as :func:`dump` gives them."""
-    cl, r, d, ns, j = t.column_lineage, t.runs, t.datasets, t.namespaces, t.jobs
+    d, ns, j = t.datasets, t.namespaces, t.jobs
     with store.engine.connect() as conn:
         names = {
             (table.name, row.id): [row.namespace, row.name]
@@ -108,17 +108,7 @@ def _from_edges(store: Store) -> list[str]:
                 )
             )
         }
-        edges = conn.execute(
-            sa.select(
-                r.c.job_id,
-                cl.c.target_dataset_id,
-                cl.c.target_field,
-                cl.c.source_dataset_id,
-                cl.c.source_field,
-                cl.c.transformation_type,
-                cl.c.transformation_subtype,
-            ).join(r, r.c.uuid == cl.c.run_uuid)
-        ).all()
+        edges = every_edge(conn)
     found = fingerprints.digests(
         (
             e.job_id,
