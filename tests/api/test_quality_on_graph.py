@@ -25,8 +25,11 @@ def store(db_url: str) -> Any:
         opened.close()
 
 
-def _marks(client: TestClient) -> dict[str, int]:
-    body = client.get("/api/v2/lineage", params={"nodeId": GOLD, "direction": "upstream"}).json()
+def _marks(client: TestClient, as_of: str | None = None) -> dict[str, int]:
+    params = {"nodeId": GOLD, "direction": "upstream"}
+    if as_of is not None:
+        params["asOf"] = as_of
+    body = client.get("/api/v2/lineage", params=params).json()
     return {
         n["id"]: n["data"]["failedAssertions"]
         for n in body["nodes"]
@@ -60,17 +63,6 @@ def test_only_the_newest_assertions_mark_a_node(store: Store) -> None:
         assert _marks(client) == {f"dataset:{NS}:mid": 2}
 
 
-def _marks_as_of(client: TestClient, as_of: str) -> dict[str, int]:
-    body = client.get(
-        "/api/v2/lineage", params={"nodeId": GOLD, "direction": "upstream", "asOf": as_of}
-    ).json()
-    return {
-        n["id"]: n["data"]["failedAssertions"]
-        for n in body["nodes"]
-        if n["data"] and "failedAssertions" in n["data"]
-    }
-
-
 def test_as_of_a_time_the_assertions_sent_by_then_mark_a_node(store: Store) -> None:
     """With ``asOf``, the mark comes from the newest assertions sent at or before it."""
     with TestClient(create_app(Settings(), store)) as client:
@@ -89,8 +81,8 @@ def test_as_of_a_time_the_assertions_sent_by_then_mark_a_node(store: Store) -> N
         )
         assert _marks(client) == {f"dataset:{NS}:mid": 2}
         # Before the later failures mid's assertions passed: no mark then.
-        assert _marks_as_of(client, "2026-03-02T05:00:00Z") == {}
+        assert _marks(client, "2026-03-02T05:00:00Z") == {}
         # Between the failing run and the passing one: marked, with that run's count.
-        assert _marks_as_of(client, "2026-03-02T03:00:00Z") == {f"dataset:{NS}:mid": 1}
+        assert _marks(client, "2026-03-02T03:00:00Z") == {f"dataset:{NS}:mid": 1}
         # Before any assertion: none.
-        assert _marks_as_of(client, "2026-03-01T06:00:00Z") == {}
+        assert _marks(client, "2026-03-01T06:00:00Z") == {}
