@@ -22,11 +22,24 @@ older shared-connection mode) the agent works the same, only slower.
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 __all__ = ["ConnectionTuner", "set_no_delay_for_this_thread"]
 
 logger = logging.getLogger(__name__)
+
+#: Seconds to wait before reading py4j's connection list again (see below).
+_LIST_PAUSES = (0.002, 0.01, 0.05, 0.0)
+
+
+def _java_end(connections: Any, port: int) -> Any:
+    """The Java socket among py4j's ``connections`` whose remote port is ``port``."""
+    for index in range(len(connections)):
+        java_socket = connections[index].getSocket()
+        if java_socket is not None and int(java_socket.getPort()) == port:
+            return java_socket
+    return None
 
 
 def _thread_socket(client: Any) -> Any:
@@ -58,13 +71,16 @@ def set_no_delay_for_this_thread(gateway: Any) -> int | None:
         server = JavaObject(GATEWAY_SERVER_OBJECT_ID, client)
         field = gateway.jvm.java.lang.Class.forName("py4j.GatewayServer").getDeclaredField("connections")
         field.setAccessible(True)
-        connections = field.get(server).toArray()
-        for index in range(len(connections)):
-            java_socket = connections[index].getSocket()
-            if java_socket is not None and int(java_socket.getPort()) == port:
+        # py4j starts a connection's JVM thread before it adds the connection to
+        # the list (and a connection's socket is set after it is listed), so a
+        # connection that has already answered calls can be missing for a moment.
+        for pause in _LIST_PAUSES:
+            java_socket = _java_end(field.get(server).toArray(), port)
+            if java_socket is not None:
                 java_socket.setTcpNoDelay(True)
                 # This call runs on the JVM thread that serves the connection.
                 return int(gateway.jvm.java.lang.Thread.currentThread().getId())
+            time.sleep(pause)
     except Exception:
         logger.debug("could not set TCP_NODELAY on the agent's py4j connection", exc_info=True)
     return None
