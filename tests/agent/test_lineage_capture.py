@@ -25,7 +25,7 @@ def test_a_function_runs_under_the_agent_and_is_detached_after(
 ) -> None:
     from pyspark.sql import functions as F
 
-    from headwater.agent import _agent_for
+    from headwater.agent.agent_registry import agent_for
 
     orders = _orders(spark, tmp_path)  # written before the capture: not part of it
     stop_before = spark.__dict__.get("stop")
@@ -53,7 +53,7 @@ def test_a_function_runs_under_the_agent_and_is_detached_after(
     lineage_snapshot(lineage, "in_process_revenue")
 
     # Detached: no agent left on the session, and stop() is the one it had.
-    assert _agent_for(spark.sparkContext) is None
+    assert agent_for(spark.sparkContext) is None
     assert spark.__dict__.get("stop") is stop_before
 
     # A second capture on the same session sees its own action only.
@@ -67,11 +67,11 @@ def test_a_function_runs_under_the_agent_and_is_detached_after(
 def test_the_job_error_propagates_and_the_agent_is_still_detached(
     spark: Any, lineage_capture: Any, tmp_path: Path
 ) -> None:
-    from headwater.agent import _agent_for
+    from headwater.agent.agent_registry import agent_for
 
     def failing(session: Any) -> None:
         raise RuntimeError("the job's own error")
 
     with pytest.raises(RuntimeError, match="the job's own error"):
         lineage_capture.run(failing, root=tmp_path)
-    assert _agent_for(spark.sparkContext) is None
+    assert agent_for(spark.sparkContext) is None
