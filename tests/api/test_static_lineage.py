@@ -224,8 +224,45 @@ def test_as_of_a_time_only_declarations_made_by_then(client: TestClient, store: 
         [],
         [None],
     )
-    # Only each job's latest declaration is kept: once the dashboard declares something
-    # else, the earlier one (in force at 00:01:10) is no longer in the store.
+    # Once the dashboard declares something else, the earlier declaration still
+    # answers for the times it was in force.
     record(store, [_declare(40, ["silver.orders"])])
-    assert set(_readers_of_gold_as_of(client, "2024-01-01T00:01:10Z")) == set()
-    assert set(_readers_of_gold_as_of(client, "2024-01-01T00:01:35Z")) == {late}
+    assert set(_readers_of_gold_as_of(client, "2024-01-01T00:01:10Z")) == {DASHBOARD}
+    assert set(_readers_of_gold_as_of(client, "2024-01-01T00:01:45Z")) == {late}
+
+
+def _readers_as_of(client: TestClient, node: str, as_of: str | None) -> set[str]:
+    params = {"nodeId": node, "direction": "downstream", "depth": 1}
+    response = client.get(
+        "/api/v2/lineage", params={**params, **({"asOf": as_of} if as_of else {})}
+    )
+    assert response.status_code == 200, response.text
+    return {n["id"] for n in response.json()["nodes"] if n["id"].startswith("job:")}
+
+
+def test_a_declaration_replaced_twice_answers_as_of_each_interval(
+    client: TestClient, store: Store
+) -> None:
+    """Gold at 00:01:10, silver at 00:01:20, nothing at 00:01:40: each answers for its
+    interval, recorded newest first (each late declaration takes its place in time)."""
+    record(store, [_declare(40, [])])
+    record(store, [_declare(20, ["silver.orders"])])
+    record(store, [_declare(10, ["gold.revenue"])])
+    at = "2024-01-01T00:01:{:02d}Z".format
+    expected = {
+        at(5): (set(), set()),
+        at(10): ({DASHBOARD}, set()),
+        at(19): ({DASHBOARD}, set()),
+        at(20): (set(), {DASHBOARD}),
+        at(39): (set(), {DASHBOARD}),
+        at(40): (set(), set()),
+        None: (set(), set()),
+    }
+    for as_of, (of_gold, of_silver) in expected.items():
+        assert _readers_as_of(client, GOLD, as_of) == of_gold, as_of
+        assert (DASHBOARD in _readers_as_of(client, SILVER, as_of)) == bool(of_silver), as_of
+    impact = client.get("/api/v2/impact", params={"nodeId": SILVER, "asOf": at(30)}).json()
+    assert DASHBOARD in {n["id"] for n in impact["nodes"]}
+    node = client.get("/api/v2/lineage", params={"nodeId": DASHBOARD, "depth": 0, "asOf": at(30)})
+    nodes = node.json()["nodes"]
+    assert [n.get("data", {}).get("declared") for n in nodes if n["id"] == DASHBOARD] == [True]

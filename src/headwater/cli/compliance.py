@@ -30,17 +30,15 @@ def _report(conn: Any, tag: str | None, node: str | None, as_of: str | None,
     return encoded
 
 
-def _owners(item: dict[str, Any], as_of: str | None) -> str:
-    # In a report as of a time, an owner known only as it is today says so.
-    return ", ".join(o["name"] + (" [current]" if as_of and o.get("current") else "")
-                     for o in item["owners"])
+def _owners(item: dict[str, Any]) -> str:
+    return ", ".join(o["name"] for o in item["owners"])
 
 
 def _print_table(report: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    owners = {item["nodeId"]: _owners(item, report["asOf"])
+    owners = {item["nodeId"]: _owners(item)
               for item in report["datasets"] + report["jobs"]}
     title = "where " + (report["tag"] or "the tags") + (
         f" of {report['nodeId']}" if report["nodeId"] else "") + " flow" + (

@@ -12,6 +12,9 @@ propagation blocks and owners, with their writes.
                         answerable
     owners              owners set through the API, beside those of ``ownership``
                         facets (``facets``); ``subject`` a dataset or job node id
+    owner_history       each owner the API took off, over [``valid_from``,
+                        ``valid_to``): from its ``created_at`` to its removal,
+                        so as-of answers see the API's owners of their time
     tag_history         what was in force over [``valid_from``, ``valid_to``):
                         each definition (``kind`` 'definition', open while it
                         holds), and each tag assignment the API took off
@@ -39,6 +42,7 @@ __all__ = [
     "add_block",
     "delete_definition",
     "delete_owner",
+    "owner_history",
     "owners",
     "propagation_blocks",
     "put_definition",
@@ -82,6 +86,18 @@ owners = sa.Table(
     sa.Column("type", sa.Text(), nullable=False),  # '' when not given
     sa.Column("created_at", sa.DateTime(), nullable=False),
     sa.UniqueConstraint("subject", "name", "type"),
+)
+
+owner_history = sa.Table(
+    "owner_history",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("subject", sa.Text(), nullable=False),
+    sa.Column("name", sa.Text(), nullable=False),
+    sa.Column("type", sa.Text(), nullable=False),
+    sa.Column("valid_from", sa.DateTime(), nullable=False),
+    sa.Column("valid_to", sa.DateTime(), nullable=False),
+    sa.Index("ix_owner_history_subject", "subject"),
 )
 
 tag_history = sa.Table(
@@ -174,9 +190,14 @@ def put_owner(engine: sa.Engine, subject: str, name: str, owner_type: str) -> No
 
 
 def delete_owner(engine: sa.Engine, subject: str, name: str, owner_type: str) -> None:
-    """Take owner ``name`` off ``subject``."""
+    """Take owner ``name`` off ``subject``, keeping when it held for as-of answers."""
+    now = now_utc()
+    match = (owners.c.subject == subject, owners.c.name == name, owners.c.type == owner_type)
     with write_transaction(engine) as conn:
-        done = conn.execute(owners.delete().where(
-            owners.c.subject == subject, owners.c.name == name, owners.c.type == owner_type))
-    if not done.rowcount:
+        added = conn.scalar(sa.select(owners.c.created_at).where(*match))
+        if added is not None:
+            conn.execute(owners.delete().where(*match))
+            conn.execute(owner_history.insert().values(
+                subject=subject, name=name, type=owner_type, valid_from=added, valid_to=now))
+    if added is None:
         raise NotFoundError(f"'{name}' is not an owner of {subject} set through the API")

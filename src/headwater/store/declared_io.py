@@ -22,7 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.events import ParsedEvent
-from headwater.store import current_io
+from headwater.store import current_io, dialects
 from headwater.store import tables as t
 from headwater.store.keys import DatasetKey, dataset_key
 from headwater.store.namespace_rules import Normaliser
@@ -32,11 +32,13 @@ __all__ = ["record"]
 
 _jd, _jdio = t.job_declarations, t.job_declared_io
 
+_hd, _hio = t.job_declaration_history, t.job_declared_io_history
 
-def _declarations(events: Iterable[ParsedEvent],
-                  names: Normaliser | None) -> dict[DatasetKey, ParsedEvent]:
-    """Each job's latest declaring event among ``events``."""
-    latest: dict[DatasetKey, ParsedEvent] = {}
+
+def _declaring(events: Iterable[ParsedEvent],
+               names: Normaliser | None) -> list[tuple[DatasetKey, ParsedEvent]]:
+    """(job, event) of each event among ``events`` that declares its job's datasets."""
+    found = []
     for ev in events:
         if ev.kind != "job" or ev.job is None:
             continue
@@ -45,6 +47,14 @@ def _declarations(events: Iterable[ParsedEvent],
         job = ev.job
         if names is not None:
             job = (names.rules.job_namespace(job[0]), job[1])
+        found.append((job, ev))
+    return found
+
+
+def _declarations(declaring: list[tuple[DatasetKey, ParsedEvent]]) -> dict[DatasetKey, ParsedEvent]:
+    """Each job's latest declaring event."""
+    latest: dict[DatasetKey, ParsedEvent] = {}
+    for job, ev in declaring:
         old = latest.get(job)
         if old is None or (ev.time, ev.event_hash) > (old.time, old.event_hash):
             latest[job] = ev
@@ -58,15 +68,46 @@ def _datasets(event: dict[str, Any], direction: str,
     return keys if names is None else [names.dataset(key) for key in keys]
 
 
+def _keep_history(conn: sa.Connection, declaring: list[tuple[DatasetKey, ParsedEvent]],
+                  jobs: dict[DatasetKey, int], names: Normaliser | None) -> None:
+    """Add every declaration to the history; one already there is left as it is (the
+    datasets are written again, for a fold that moved them)."""
+    io = {
+        (jobs[job], ev.event_hash, direction, dataset)
+        for job, ev in declaring
+        for direction in (current_io.INPUT, current_io.OUTPUT)
+        for dataset in _datasets(ev.event, direction, names)
+    }
+    ids = dataset_ids(conn, [dataset for *_, dataset in io])
+    dialect = conn.dialect.name
+    declared = {(jobs[job], ev.event_hash): ev.time for job, ev in declaring}
+    conn.execute(
+        dialects.insert(dialect, _hd).on_conflict_do_nothing(
+            index_elements=["job_id", "declared_hash"]),
+        [{"job_id": job_id, "declared_hash": digest, "declared_time": time}
+         for (job_id, digest), time in sorted(declared.items())],
+    )
+    if io:
+        conn.execute(
+            dialects.insert(dialect, _hio).on_conflict_do_nothing(
+                index_elements=["job_id", "declared_hash", "direction", "dataset_id"]),
+            [{"job_id": job_id, "declared_hash": digest, "direction": direction,
+              "dataset_id": ids[dataset]}
+             for job_id, digest, direction, dataset in sorted(io)],
+        )
+
+
 def record(conn: sa.Connection, events: Iterable[ParsedEvent],
            names: Normaliser | None = None) -> None:
     """Store the declarations of the JobEvents among ``events`` (new events, their
     jobs and datasets already written) that are newer than the stored ones; dataset
     names mapped by the namespace rules ``names``, as the facts were."""
-    latest = _declarations(events, names)
-    if not latest:
+    declaring = _declaring(events, names)
+    if not declaring:
         return
-    jobs = job_ids(conn, list(latest))
+    jobs = job_ids(conn, list({job for job, _ in declaring}))
+    _keep_history(conn, declaring, jobs, names)
+    latest = _declarations(declaring)
     stored = {
         row.job_id: (row.declared_time, row.declared_hash)
         for row in conn.execute(

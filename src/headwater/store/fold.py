@@ -229,6 +229,7 @@ def _delete(
         t.fields,
         t.job_current_io,
         t.job_declared_io,
+        t.job_declared_io_history,
         v,
     ):
         conn.execute(sa.delete(table).where(table.c.dataset_id == dataset_id))

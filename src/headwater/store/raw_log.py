@@ -33,7 +33,7 @@ PAGE = 2_000
 
 #: Tables copied row by row by a rebuild: kept, not derived from events.
 CARRIED = ("quarantine", "api_tokens", "audit_log", "tag_definitions", "propagation_blocks",
-           "owners", "tag_history")
+           "owners", "owner_history", "tag_history")
 
 _e = t.events
 

@@ -24,11 +24,14 @@ answer at or after the cutoff stay as they were:
   cutoff (the latest with ``updated_at`` before it), and the runs that
   produced them;
 * for each job, its latest run (its current version) and its latest run
-  created before the cutoff (its version at the cutoff);
+  created before the cutoff (its version at the cutoff), and the run whose
+  event sent the job's ``ownership`` facet in force at the cutoff
+  (``job_ownership_history``; its other runs' rows go with them);
 * the parent runs of those runs;
 * every run with an event at or after the cutoff, and every row no run owns:
   namespaces, datasets, jobs, job versions, column-lineage edges, tags, the
-  raw events of dataset and job events (they carry no run).
+  raw events of dataset and job events (they carry no run), and so every
+  declaration JobEvents made (``job_declaration_history``).
 
 Each transaction is short (one batch), so ingestion takes turns with it as
 with any other writer.
@@ -44,7 +47,7 @@ from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 
-from headwater.store import dialects, drift_outbox, fingerprints, producers
+from headwater.store import dialects, drift_outbox, fingerprints, job_ownership, producers
 from headwater.store import tables as t
 from headwater.store.chunking import chunks
 from headwater.store.tables import metadata
@@ -174,6 +177,7 @@ def protected_runs(conn: sa.Connection, cutoff: datetime) -> set[str]:
             .subquery()
         )
         kept.update(conn.scalars(sa.select(latest.c.uuid).where(latest.c.rank == 1)))
+    kept |= job_ownership.in_force_runs(conn, cutoff)
     # Their parents (an action's application run), up the chain.
     frontier = set(kept)
     while frontier:
@@ -262,6 +266,8 @@ def _delete_runs(conn: sa.Connection, uuids: list[str], into: Pruned) -> None:
     )
     conn.execute(sa.delete(t.facets).where(t.facets.c.kind == "run", t.facets.c.subject.in_(nodes)))
     conn.execute(sa.delete(t.event_subjects).where(t.event_subjects.c.subject.in_(nodes)))
+    owned = job_ownership.job_ownership_history
+    conn.execute(sa.delete(owned).where(owned.c.run_uuid.in_(uuids)))
     conn.execute(sa.delete(t.run_inputs).where(t.run_inputs.c.run_uuid.in_(uuids)))
     conn.execute(sa.delete(t.run_outputs).where(t.run_outputs.c.run_uuid.in_(uuids)))
     into.runs += conn.execute(sa.delete(t.runs).where(t.runs.c.uuid.in_(uuids))).rowcount or 0

@@ -34,8 +34,10 @@ __all__ = [
     "facets",
     "fields",
     "job_current_io",
+    "job_declaration_history",
     "job_declarations",
     "job_declared_io",
+    "job_declared_io_history",
     "job_versions",
     "jobs",
     "metadata",
@@ -265,6 +267,25 @@ job_declared_io = sa.Table(
     sa.Column("dataset_id", sa.ForeignKey("datasets.id"), primary_key=True),
 )
 
+# Every declaration, for answers as of a time: one row per (job, declaring
+# event) and its datasets; the one in force at T is the job's greatest
+# (declared_time, declared_hash) at or before T. Kept by ``store.declared_io``.
+job_declaration_history = sa.Table(
+    "job_declaration_history",
+    metadata,
+    sa.Column("job_id", sa.ForeignKey("jobs.id"), primary_key=True),
+    sa.Column("declared_hash", sa.String(64), primary_key=True),
+    sa.Column("declared_time", sa.DateTime(), nullable=False),
+)
+job_declared_io_history = sa.Table(
+    "job_declared_io_history",
+    metadata,
+    sa.Column("job_id", sa.ForeignKey("jobs.id"), primary_key=True),
+    sa.Column("declared_hash", sa.String(64), primary_key=True),
+    sa.Column("direction", sa.String(6), primary_key=True),
+    sa.Column("dataset_id", sa.ForeignKey("datasets.id"), primary_key=True),
+    sa.Index("ix_job_declared_io_history_dataset_id_direction", "dataset_id", "direction"),
+)
 runs = sa.Table(
     "runs",
     metadata,

@@ -23,7 +23,16 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.events.parse import ParsedEvent
-from headwater.store import declared_io, derive, dialects, fold, producers, revisions, rules
+from headwater.store import (
+    declared_io,
+    derive,
+    dialects,
+    fold,
+    job_ownership,
+    producers,
+    revisions,
+    rules,
+)
 from headwater.store import tables as t
 from headwater.store.chunking import chunks
 from headwater.store.driver.bulk import copy_rows
@@ -124,6 +133,7 @@ class Writer:
         self._write_facts(conn, facts)
         derive.after_batch(conn, self.sql, self.dataset_ids, facts)
         declared_io.record(conn, new, self.names)
+        job_ownership.record(conn, new, self.names)
         if self.names is not None and self.names.rules.resolve_symlinks:
             folded = fold.fold_linked_names(
                 conn, new, self.names, self._rewrite, self.sql, self.dataset_ids,
@@ -138,6 +148,7 @@ class Writer:
         self._write_facts(conn, facts)
         derive.after_batch(conn, self.sql, self.dataset_ids, facts)
         declared_io.record(conn, events, self.names)
+        job_ownership.record(conn, events, self.names)
 
     def _count_arrivals(self, conn: sa.Connection, arrived: Iterable[ParsedEvent],
                         stored: Iterable[ParsedEvent], received: datetime) -> None:

@@ -203,7 +203,8 @@ class DatasetBadgesList:
 @dataclass(frozen=True, kw_only=True)
 class Owner:
     """``source`` is ``facet`` (an ownership facet) or ``api``; ``current`` (in a
-    compliance report) is false only for a dataset's owners as of the report's time."""
+    compliance report) is false for the owners in force at the time of a report as of
+    a time."""
 
     name: str
     type: str

@@ -99,11 +99,9 @@ CSV_COLUMNS = ("kind", "tag", "origin", "column", "dataset", "dataset_owners", "
 
 def compliance_csv(report: dict[str, Any]) -> str:
     """The compliance report as CSV (:data:`CSV_COLUMNS`); owners are ``name (type)``
-    joined by ``; ``, a path's hops ``source -> target [job TYPE/SUBTYPE]``. In a report
-    as of a time, an owner known only as it is today is followed by `` [current]``."""
+    joined by ``; ``, a path's hops ``source -> target [job TYPE/SUBTYPE]``."""
     def owner(o: dict[str, Any]) -> str:
-        text = f"{o['name']} ({o['type']})" if o["type"] else o["name"]
-        return text + (" [current]" if report["asOf"] is not None and o["current"] else "")
+        return f"{o['name']} ({o['type']})" if o["type"] else o["name"]
 
     owners = {item["nodeId"]: "; ".join(owner(o) for o in item["owners"])
               for item in report["datasets"] + report["jobs"]}

@@ -22,9 +22,9 @@ propagated tags are too (the walk itself: :mod:`headwater.graph.tags`).
 * **Owners** (:func:`owners_of`): the ``owners`` of the latest ``ownership``
   facet of each dataset and job, and those set through the API. As of a time
   (:func:`owners_at`) a dataset's come from the newest ``ownership`` facet sent
-  by then (each dataset version keeps its facets); a job's facet is kept only
-  as its latest and the API's owners have no history, so those are today's and
-  say so (``current``).
+  by then (each dataset version keeps its facets), a job's from the newest in
+  ``job_ownership_history`` sent by then, and the API's are those added by then
+  and not taken off by then (``owners`` and ``owner_history``).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ import sqlalchemy as sa
 
 from headwater.store import classification as c
 from headwater.store import tables as t
+from headwater.store.job_ownership import job_ownership_history
 from headwater.store.keys import field_node, job_node
 from headwater.store.reads.common import chunks, dataset_ids, naive, split_node_key
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope
@@ -307,24 +308,59 @@ def _dataset_ownership_at(conn: sa.Connection, subjects: list[str],
     return {subject: payload for subject, (_, _, payload) in newest.items()}
 
 
+def _job_ownership_at(conn: sa.Connection, subjects: list[str],
+                      as_of: datetime) -> dict[str, Any]:
+    """The payload of the newest ``ownership`` facet sent at or before ``as_of`` about
+    each job node id."""
+    h = job_ownership_history
+    newest: dict[str, tuple[datetime, str, Any]] = {}
+    for part in chunks(subjects):
+        for row in conn.execute(
+                sa.select(h.c.subject, h.c.event_time, h.c.event_hash, h.c.payload)
+                .where(h.c.subject.in_(part), h.c.event_time <= naive(as_of))):
+            known = newest.get(row.subject)
+            if known is None or (row.event_time, row.event_hash) > known[:2]:
+                newest[row.subject] = (row.event_time, row.event_hash, row.payload)
+    return {subject: payload for subject, (_, _, payload) in newest.items()}
+
+
+def _api_owners_at(conn: sa.Connection, subjects: list[str],
+                   as_of: datetime) -> dict[str, set[tuple[str, str]]]:
+    """(name, type) of the owners set through the API on each node id that held at
+    ``as_of``: added by then and not taken off by then."""
+    o, gone = c.owners, c.owner_history
+    when = naive(as_of)
+    found: dict[str, set[tuple[str, str]]] = {s: set() for s in subjects}
+    for part in chunks(subjects):
+        for row in conn.execute(sa.select(o.c.subject, o.c.name, o.c.type).where(
+                o.c.subject.in_(part), o.c.created_at <= when)):
+            found[row.subject].add((row.name, row.type))
+        for row in conn.execute(sa.select(gone.c.subject, gone.c.name, gone.c.type).where(
+                gone.c.subject.in_(part), gone.c.valid_from <= when, gone.c.valid_to > when)):
+            found[row.subject].add((row.name, row.type))
+    return found
+
+
 def owners_at(conn: sa.Connection, subjects: Iterable[str],
               as_of: datetime | None) -> dict[str, list[dict[str, Any]]]:
     """Owners of each dataset or job node id as of ``as_of`` (now when None), each
-    ``{name, type, source, current}``, sorted. ``current`` is false for a dataset's
-    owners taken from the ``ownership`` facet in force at ``as_of``; a job's facet
-    owners and the API's are kept only as they are today, so with ``as_of`` they are
-    today's (``current: true``), as is every owner without it."""
-    today = owners_of(conn, subjects)
+    ``{name, type, source, current}``, sorted. With ``as_of`` they are the owners in
+    force then (``current: false``): the ``ownership`` facet sent last by then (a
+    dataset's kept per version, a job's in ``job_ownership_history``) and the API's
+    owners added by then and not yet taken off; without it today's (``current: true``)."""
     if as_of is None:
         return {subject: [{**owner, "current": True} for owner in owners]
-                for subject, owners in today.items()}
-    datasets = {s for s in today if s.startswith("dataset:")}
-    then = _dataset_ownership_at(conn, sorted(datasets), as_of)
+                for subject, owners in owners_of(conn, subjects).items()}
+    wanted = sorted(set(subjects))
+    datasets = [s for s in wanted if s.startswith("dataset:")]
+    jobs = [s for s in wanted if not s.startswith("dataset:")]
+    facets = {**_dataset_ownership_at(conn, datasets, as_of),
+              **_job_ownership_at(conn, jobs, as_of)}
+    api = _api_owners_at(conn, wanted, as_of)
     result: dict[str, list[dict[str, Any]]] = {}
-    for subject, owners in today.items():
-        kept = [{**o, "current": True} for o in owners
-                if not (o["source"] == "facet" and subject in datasets)]
-        kept += [{"name": name, "type": kind, "source": "facet", "current": False}
-                 for name, kind in sorted(set(_owner_entries(then.get(subject))))]
-        result[subject] = sorted(kept, key=lambda o: (o["name"], o["type"], o["source"]))
+    for subject in wanted:
+        rows = {(name, kind, "facet") for name, kind in _owner_entries(facets.get(subject))}
+        rows |= {(name, kind, "api") for name, kind in api[subject]}
+        result[subject] = [{"name": name, "type": kind, "source": source, "current": False}
+                           for name, kind, source in sorted(rows)]
     return result

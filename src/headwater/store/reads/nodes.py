@@ -28,6 +28,7 @@ from headwater.store.reads.common import (
     naive,
     named_in_namespace,
 )
+from headwater.store.reads.declarations import declared_io_in_force
 from headwater.store.reads.job_version_at import job_version_column
 from headwater.store.reads.parents import ParentRef, job_parents, run_parents
 from headwater.store.reads.runs import MARQUEZ_RUN_STATES, duration_ms, run_rows
@@ -209,16 +210,13 @@ def _declared_jobs(
 ) -> set[int]:
     """The jobs whose inputs or outputs a JobEvent declares (static lineage: a dashboard,
     a report), which the graph marks: their edges come from a declaration, not a run.
-    With ``as_of``, a declaration made by then (only each job's latest is kept)."""
-    io, declarations = t.job_declared_io, t.job_declarations
+    With ``as_of``, the declaration in force then declaring a dataset."""
+    io = t.job_declared_io if as_of is None else declared_io_in_force()
+    params = {} if as_of is None else {"as_of": naive(as_of)}
     found: set[int] = set()
     for batch in chunks(sorted(set(job_ids))):
         statement = sa.select(io.c.job_id).where(io.c.job_id.in_(batch)).distinct()
-        if as_of is not None:
-            statement = statement.join(declarations, declarations.c.job_id == io.c.job_id).where(
-                declarations.c.declared_time <= naive(as_of)
-            )
-        found.update(conn.scalars(statement))
+        found.update(conn.scalars(statement, params))
     return found
 
 

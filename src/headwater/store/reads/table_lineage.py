@@ -22,6 +22,7 @@ from headwater.store import current_io
 from headwater.store import tables as t
 from headwater.store.driver.listselect import ListSelect
 from headwater.store.reads.common import chunks, naive, named_in_namespace
+from headwater.store.reads.declarations import declared_io_in_force
 from headwater.store.reads.job_version_at import job_versions_at
 from headwater.store.reads.visibility import HiddenNodes
 
@@ -69,35 +70,29 @@ def _dataset_jobs_until_statement(link: sa.Table) -> sa.Select[Any]:
 
 def _declared_side_statement(until: bool) -> sa.Select[Any]:
     """(job name, dataset node id) of the datasets that JobEvents declare on the
-    ``direction`` side of the jobs ``names`` in ``namespace`` (``job_declared_io``);
-    with ``until``, only declarations whose event time is at or before ``as_of``."""
-    io, ds_ns = t.job_declared_io, _ns.alias("ds_ns")
+    ``direction`` side of the jobs ``names`` in ``namespace``: the latest declaration
+    (``job_declared_io``), or with ``until`` the one in force at ``as_of``."""
+    io = t.job_declared_io if not until else declared_io_in_force()
+    ds_ns = _ns.alias("ds_ns")
     dataset_id = sa.literal("dataset:") + ds_ns.c.name + sa.literal(":") + _ds.c.name
     joined = (
         _j.join(io, sa.and_(io.c.job_id == _j.c.id, io.c.direction == sa.bindparam("direction")))
         .join(_ds, _ds.c.id == io.c.dataset_id)
         .join(ds_ns, ds_ns.c.id == _ds.c.namespace_id)
     )
-    statement = sa.select(_j.c.name, dataset_id).where(named_in_namespace(_j))
-    if not until:
-        return statement.select_from(joined)
-    declarations = t.job_declarations
-    return statement.select_from(joined.join(declarations, declarations.c.job_id == _j.c.id)).where(
-        declarations.c.declared_time <= sa.bindparam("as_of")
-    )
+    return sa.select(_j.c.name, dataset_id).select_from(joined).where(named_in_namespace(_j))
 
 
 def _declaring_jobs_until_statement(direction: str) -> sa.Select[Any]:
-    """(dataset name, job namespace, job name) of jobs whose declaration, made at or
-    before ``as_of``, has the datasets ``names`` in ``namespace`` as ``direction``."""
-    io, declarations, job_ns = t.job_declared_io, t.job_declarations, _ns.alias("job_ns")
+    """(dataset name, job namespace, job name) of jobs whose declaration in force at
+    ``as_of`` has the datasets ``names`` in ``namespace`` as ``direction``."""
+    io, job_ns = declared_io_in_force(), _ns.alias("job_ns")
     return (
         sa.select(_ds.c.name, job_ns.c.name, _j.c.name)
         .join(io, sa.and_(io.c.dataset_id == _ds.c.id, io.c.direction == direction))
-        .join(declarations, declarations.c.job_id == io.c.job_id)
         .join(_j, _j.c.id == io.c.job_id)
         .join(job_ns, job_ns.c.id == _j.c.namespace_id)
-        .where(named_in_namespace(_ds), declarations.c.declared_time <= sa.bindparam("as_of"))
+        .where(named_in_namespace(_ds))
     )
 
 
@@ -212,9 +207,7 @@ class TableLineage:
     ) -> dict[tuple[str, str], list[str]]:
         """The datasets JobEvents declare on each job's side (``store.declared_io``):
         asked only of a store holding a declaration, checked once per walk. With
-        ``as_of``, only a declaration made by then: the store keeps each job's latest
-        declaration alone, so one that replaced an earlier declaration after ``as_of``
-        leaves the job without declared datasets at that time."""
+        ``as_of``, the declaration in force then (``reads.declarations``)."""
         if not self._any_declaration():
             return {}
         direction = current_io.INPUT if upstream else current_io.OUTPUT

@@ -1,0 +1,96 @@
+"""Owners as of a time, on both databases: a job's ``ownership`` facets kept per event
+(a later JobEvent changes the owner, an earlier time still answers with the old one)
+and owners set through the API kept from their PUT to their DELETE."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from headwater.config import Settings
+from headwater.server.app import create_app
+from headwater.store import Store
+from tests.api.classification_events import events, ownership
+from tests.store.builders import PRODUCER, record
+
+JOB_EVENT = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent"
+SILVER_JOB, SILVER_DATASET = "job:ns:silver", "dataset:file:/silver/customers"
+
+
+def _owner_event(at: str, *names: str) -> dict[str, Any]:
+    """A JobEvent that changes the silver job's owners and declares nothing."""
+    return {
+        "eventTime": at,
+        "producer": PRODUCER,
+        "schemaURL": JOB_EVENT,
+        "job": {"namespace": "ns", "name": "silver", "facets": {"ownership": ownership(*names)}},
+    }
+
+
+@pytest.fixture
+def client(store: Store) -> Iterator[TestClient]:
+    # silver's runs send team:silver at 00:00:11; the JobEvent hands it to team:privacy
+    # at 00:01:00, recorded first (the later facet arrives before the earlier one).
+    record(store, [_owner_event("2024-03-01T00:01:00Z", "team:privacy")])
+    record(store, events())
+    with TestClient(create_app(Settings(), store)) as test_client:
+        yield test_client
+
+
+def _owners(client: TestClient, as_of: str | None) -> dict[str, list[dict[str, Any]]]:
+    params = {"tag": "PII", **({"asOf": as_of} if as_of else {})}
+    response = client.get("/api/v2/compliance", params=params)
+    assert response.status_code == 200, response.text
+    report = response.json()
+    return {item["nodeId"]: item["owners"] for item in report["datasets"] + report["jobs"]}
+
+
+def _facet(name: str, current: bool) -> dict[str, Any]:
+    return {"name": name, "type": "team", "source": "facet", "current": current}
+
+
+def test_a_jobs_facet_owners_as_of_before_between_and_after_a_change(client: TestClient) -> None:
+    assert _owners(client, "2024-03-01T00:00:10Z")[SILVER_JOB] == []
+    assert _owners(client, "2024-03-01T00:00:30Z")[SILVER_JOB] == [_facet("team:silver", False)]
+    assert _owners(client, "2024-03-01T00:01:00Z")[SILVER_JOB] == [_facet("team:privacy", False)]
+    assert _owners(client, None)[SILVER_JOB] == [_facet("team:privacy", True)]
+    # The current owners are the latest facet's, whatever the arrival order.
+    latest = client.get("/api/v2/owners", params={"nodeId": SILVER_JOB}).json()["owners"]
+    assert latest == [{"name": "team:privacy", "type": "team", "source": "facet"}]
+
+
+def _moment() -> str:
+    """Now, between two API calls (the store's times are the wall clock's, to the µs)."""
+    time.sleep(0.002)
+    moment = datetime.now(UTC).isoformat()
+    time.sleep(0.002)
+    return moment
+
+
+def test_api_owners_as_of_before_between_and_after_put_and_delete(client: TestClient) -> None:
+    owner = {"nodeId": SILVER_DATASET, "name": "alice", "type": "user"}
+    before = _moment()
+    assert client.put("/api/v2/owners", json=owner).status_code == 200
+    while_owner = _moment()
+    assert client.delete("/api/v2/owners", params=owner).status_code == 204
+    after_delete = _moment()
+    assert client.put("/api/v2/owners", json=owner).status_code == 200
+    again = _moment()
+    alice = {"name": "alice", "type": "user", "source": "api"}
+    assert _owners(client, before)[SILVER_DATASET] == []
+    assert _owners(client, while_owner)[SILVER_DATASET] == [{**alice, "current": False}]
+    assert _owners(client, after_delete)[SILVER_DATASET] == []
+    assert _owners(client, again)[SILVER_DATASET] == [{**alice, "current": False}]
+    assert _owners(client, None)[SILVER_DATASET] == [{**alice, "current": True}]
+    # Taking it off for good: answers as of earlier times keep both spans.
+    assert client.delete("/api/v2/owners", params=owner).status_code == 204
+    assert client.delete("/api/v2/owners", params=owner).status_code == 404
+    assert _owners(client, None)[SILVER_DATASET] == []
+    assert _owners(client, while_owner)[SILVER_DATASET] == [{**alice, "current": False}]
+    assert _owners(client, again)[SILVER_DATASET] == [{**alice, "current": False}]
+    assert _owners(client, after_delete)[SILVER_DATASET] == []
