@@ -47,7 +47,7 @@ from headwater.agent.plan import short_class
 from headwater.agent.py4j.proxies import proxy_scope
 from headwater.agent.sources.ddl import DDL_COMMANDS, DROP_COMMANDS, table_idents
 from headwater.agent.sources.dsv2 import NESTED_WRITE, PINNED, V2_DROP, pin_table, pinned_root_facts
-from headwater.agent.sources.dsv2_jvm import StagedTables
+from headwater.agent.sources.dsv2_pins import StagedTables
 from headwater.agent.sql_calls import statement_text
 
 __all__ = ["ActionListener", "CAPTURE_AT_ONCE", "CaptureWorker", "LogOnce", "PendingAction"]

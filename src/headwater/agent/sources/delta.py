@@ -177,7 +177,7 @@ def v2_table_facts(table: Any) -> dict[str, Any]:
     }
     read = int(table.initialSnapshot().version())
     # The snapshot the table object was loaded at: a create's table, loaded right
-    # after the command (see dsv2_jvm.pin_table), is at the version it left.
+    # after the command (see dsv2_pins.pin_table), is at the version it left.
     facts["read_version"] = str(read)
     if table.timeTravelOpt().isDefined():
         facts["version"] = str(read)

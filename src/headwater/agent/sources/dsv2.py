@@ -15,7 +15,7 @@ A table is a dataset at its location, with ``symlinks`` naming it by its
 catalog identifier. The version a write made and the schema a create or an
 ALTER left are catalog state the job's next statement may change: a write's,
 a create's or an ALTER's table state is pinned on the listener thread
-(:data:`PINNED`, :func:`~.dsv2_jvm.pin_table`) and the rest captured later.
+(:mod:`.dsv2_pins`) and the rest captured later.
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ from headwater.agent.sources.common import (
 )
 from headwater.agent.sources.dsv2_jvm import (
     NESTED_WRITE,
-    PINNED,
     TABLE_ALTERS,
     TABLE_CREATES,
     TABLE_WRITES,
@@ -44,8 +43,6 @@ from headwater.agent.sources.dsv2_jvm import (
     alter_facts,
     create_facts,
     dropped_table_facts,
-    pin_table,
-    pinned_root_facts,
     rdd_scan_tables,
     scan_relation_facts,
     streaming_relation_facts,
@@ -53,6 +50,7 @@ from headwater.agent.sources.dsv2_jvm import (
     table_write_facts,
     v2_relation_facts,
 )
+from headwater.agent.sources.dsv2_pins import PINNED, pin_table, pinned_root_facts
 from headwater.agent.sources import formats
 from headwater.agent.sources.family import SourceFamily
 

@@ -268,7 +268,7 @@ FAMILY = SourceFamily(
     },
     v2_table_pins={
         "SparkTable": TablePin(_take_metadata, pinned_facts, _METADATA.prepare),
-        # The table an atomic CTAS/RTAS wrote, pinned by the command (dsv2_jvm.StagedTables).
+        # The table an atomic CTAS/RTAS wrote, pinned by the command (dsv2_pins.StagedTables).
         "StagedSparkTable": TablePin(_take_metadata, pinned_facts, _METADATA.prepare),
     },
     stream_sink_versions={"SparkTable": _stream_sink_version},
