@@ -1,6 +1,8 @@
 """``rebuild --from-raw`` after retention: every table of the rebuilt store equals the pruned
 store's but for what deleted events had set, as docs/server.md states it, and the rebuilt
-store keeps the retention floor (an old event sent to it is still refused)."""
+store keeps the retention floor (an old event sent to it is still refused). The nights
+carry changing job owners and declarations, and an owner the API took off, so their
+histories compare too."""
 
 from __future__ import annotations
 
@@ -12,9 +14,11 @@ from click.testing import CliRunner
 from headwater.cli import main
 from headwater.events import parse_event
 from headwater.store import Store
+from headwater.store.classification import delete_owner, put_owner
 from headwater.store.retention import prune
-from tests.server.test_retention import DAYS, KEEP, NOW, _night
+from tests.server.test_retention import KEEP, NOW
 from tests.store.dump import dump
+from tests.store.ownership_nights import OWNED_JOB, owned_nights
 
 # What a deleted event may have set and a rebuild cannot know: the first-seen time of
 # the rows every run touches (docs/server.md, "Rebuild after retention").
@@ -37,12 +41,17 @@ def _without_first_seen(tables: dict[str, list[str]]) -> dict[str, list[str]]:
 
 def test_rebuild_after_retention_differs_only_in_first_seen_times(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'headwater.db'}"
-    nights = [_night(day) for day in range(DAYS)]
+    nights = owned_nights()
     with Store.open(url) as store:
         store.record([parse_event(e) for night in nights for e in night])
+        put_owner(store.engine, OWNED_JOB, "alice", "user")
+        delete_owner(store.engine, OWNED_JOB, "alice", "user")
+        put_owner(store.engine, OWNED_JOB, "bob", "user")
         done = prune(store.engine, KEEP, now=NOW, settle=0)
         assert done.runs > 0
         pruned = dump(store)
+    histories = ("job_ownership_history", "job_declaration_history", "owner_history", "owners")
+    assert all(pruned[name] for name in histories)
     # FORCE_COLOR makes rich take stderr for a terminal, where the progress bar shows.
     result = CliRunner().invoke(
         main, ["rebuild", "--from-raw", "--db", url], env={"FORCE_COLOR": "1", "COLUMNS": "200"}

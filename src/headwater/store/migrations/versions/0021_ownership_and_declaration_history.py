@@ -116,6 +116,8 @@ def _events_of(
     query = sa.text(
         "SELECT e.payload, e.event_time, e.event_hash, e.run_uuid FROM event_subjects s "
         "JOIN events e ON e.event_hash = s.event_hash WHERE " + " AND ".join(where)
+    ).columns(  # typed, so SQLite's times come back as datetimes
+        payload=sa.Text(), event_time=sa.DateTime(), event_hash=sa.Text(), run_uuid=sa.Text()
     )
     for payload, time, digest, run in conn.execute(query, params):
         yield json.loads(payload), time, digest, run

@@ -1,0 +1,54 @@
+"""The retention tests' nightly pipeline with owners and declarations that change over
+time: ``clean.orders`` sends its ``ownership`` facet only every 25th night (a new team
+each time), and a dashboard's JobEvents declare what it reads on nights 10, 40 and 100.
+
+With the 90-day window the owners in force at the cutoff were sent on night 50, whose
+run nothing else keeps; the declaration in force then was made on night 40.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from tests.server.test_retention import DAYS, NOW, _night
+from tests.store.builders import PRODUCER, facet
+
+JOB_EVENT = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent"
+OWNED_JOB, DASHBOARD = "job:etl:clean.orders", "job:bi:orders_dashboard"
+DECLARED = {
+    10: ["/lake/gold/revenue"],
+    40: ["/lake/clean/orders", "/lake/gold/revenue"],
+    100: ["/lake/clean/orders"],
+}
+
+
+def night_time(day: int) -> datetime:
+    """When night ``day``'s application starts."""
+    return NOW - timedelta(days=DAYS - day, hours=3)
+
+
+def _declaration(day: int) -> dict[str, Any]:
+    return {
+        "eventTime": (night_time(day) + timedelta(hours=2)).isoformat() + "Z",
+        "producer": PRODUCER,
+        "schemaURL": JOB_EVENT,
+        "job": {"namespace": "bi", "name": "orders_dashboard", "facets": {}},
+        "inputs": [{"namespace": "file", "name": name} for name in DECLARED[day]],
+    }
+
+
+def owned_night(day: int) -> list[dict[str, Any]]:
+    events = _night(day)
+    if day % 25 == 0:
+        for event in events:
+            if event["job"]["name"] == "clean.orders" and event["eventType"] == "COMPLETE":
+                owners = [{"name": f"team:{day // 25}", "type": "team"}]
+                event["job"]["facets"]["ownership"] = facet(owners=owners)
+    if day in DECLARED:
+        events.append(_declaration(day))
+    return events
+
+
+def owned_nights() -> list[list[dict[str, Any]]]:
+    return [owned_night(day) for day in range(DAYS)]
