@@ -33,6 +33,8 @@ Tables (``tables.py`` has every column)::
                       (``classification.py``)
     producer_hours, producer_agents   per-producer arrivals, refusals and the agent's
                       emission figures (``producers.py``)
+    namespace_counts  each namespace's shown datasets and jobs, kept by triggers
+                      (``namespace_counts.py``)
 
 Order independence (the store is a function of the *set* of events):
 
@@ -74,6 +76,7 @@ from __future__ import annotations
 
 from headwater.store import access as _access  # noqa: F401 - its tables join the metadata
 from headwater.store import classification as _classification  # noqa: F401 - likewise
+from headwater.store import namespace_counts as _namespace_counts  # noqa: F401 - likewise
 from headwater.store import producers as _producers  # noqa: F401 - likewise
 from headwater.store.store import LOT_EVENTS, RecordResult, Store
 

@@ -82,17 +82,21 @@ def paged(
     query: sa.Select[Any],
     order_by: Sequence[sa.ColumnElement[Any]],
     page: Page,
+    total: int | None = None,
 ) -> tuple[list[sa.Row[Any]], int]:
     """One page of ``query``'s rows in ``order_by`` order, and how many rows there are in all.
 
     The shape every Marquez list endpoint answers with (items plus ``totalCount``).
     With ``page.after`` the page starts after the row of that key (``order_by`` must
-    then order the rows totally); ``totalCount`` still counts every row.
+    then order the rows totally); ``totalCount`` still counts every row. A caller
+    that knows the number of rows without counting them (a kept count) gives it as
+    ``total``.
     """
-    # count(*) over the same FROM and WHERE, not over a subquery of every column, so the
-    # databases count from an index. (No paged query is DISTINCT or grouped.)
-    counting = query.with_only_columns(sa.func.count(), maintain_column_froms=True)
-    total = conn.execute(counting.order_by(None)).scalar_one()
+    if total is None:
+        # count(*) over the same FROM and WHERE, not over a subquery of every column, so
+        # the databases count from an index. (No paged query is DISTINCT or grouped.)
+        counting = query.with_only_columns(sa.func.count(), maintain_column_froms=True)
+        total = conn.execute(counting.order_by(None)).scalar_one()
     if page.after is not None:
         query = query.where(after_key(order_by, page.after))
     rows = conn.execute(page.apply(query.order_by(*order_by))).all()

@@ -14,6 +14,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.errors import NotFoundError
+from headwater.store import namespace_counts
 from headwater.store import tables as t
 from headwater.store.reads.common import Page, aware, chunks, paged
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope
@@ -344,10 +345,12 @@ def dataset_rows_page(
     conn: sa.Connection, namespace: str, page: Page
 ) -> tuple[list[sa.Row[Any]], int]:
     """One page of the namespace's dataset rows (with ``namespace``) by name, and how
-    many there are; :class:`NotFoundError` if the namespace does not exist."""
+    many there are (kept by the database: ``store.namespace_counts``);
+    :class:`NotFoundError` if the namespace does not exist."""
     ns_id = namespace_id(conn, namespace)
     query = _dataset_select().where(_ds.c.namespace_id == ns_id, visible(_ds))
-    return paged(conn, query, [_ds.c.name], page)
+    total = namespace_counts.shown(conn, ns_id, "datasets")
+    return paged(conn, query, [_ds.c.name], page, total)
 
 
 def list_datasets(

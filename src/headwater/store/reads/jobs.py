@@ -13,6 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.errors import NotFoundError
+from headwater.store import namespace_counts
 from headwater.store import tables as t
 from headwater.store.reads.common import Page, aware, chunks, paged, split_node_key
 from headwater.store.reads.datasets import namespace_id, tags_by_subject
@@ -175,10 +176,11 @@ def job_rows_page(
     conn: sa.Connection, namespace: str, page: Page
 ) -> tuple[list[sa.Row[Any]], int]:
     """One page of the namespace's job rows (as :func:`job_records` takes them) by name,
-    and how many there are; :class:`NotFoundError` if the namespace does not exist."""
+    and how many there are (kept by the database: ``store.namespace_counts``);
+    :class:`NotFoundError` if the namespace does not exist."""
     ns_id = namespace_id(conn, namespace)
     query = _job_select().where(_j.c.namespace_id == ns_id, visible(_j))
-    return paged(conn, query, [_j.c.name], page)
+    return paged(conn, query, [_j.c.name], page, namespace_counts.shown(conn, ns_id, "jobs"))
 
 
 def list_jobs(
