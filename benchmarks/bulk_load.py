@@ -18,7 +18,9 @@ both stores table by table and answer by answer at a small scale:
 * raw datasets get their schema facet from the last round's readers (the latest
   event carrying it wins the facet);
 * a dataset's ``created_at``/``updated_at`` span the events that mention it;
-* an output column's fingerprint digests are ``store.fingerprints``' own, of its edges.
+* an output column's fingerprint digests are ``store.fingerprints``' own, of its edges;
+* each namespace's kept list counts (``namespace_counts``) are counted from the
+  loaded rows at the end (``store.namespace_counts.refill``).
 
 The raw log (``events`` and ``event_subjects``) is sampled: the events of every
 ``sample_every``-th job (all its runs). Event hashes are taken of every COMPLETE
@@ -41,6 +43,7 @@ import synthetic
 
 from headwater.events import parse_event
 from headwater.events.canonical import canonical_bytes, content_hash
+from headwater.store import namespace_counts
 from headwater.store.derive import _JOB_VERSION_NS
 from headwater.store.fingerprints import digests, edge_input
 from headwater.store.keys import dataset_node, dataset_version_uuid, job_node, name_uuid, run_node
@@ -569,6 +572,10 @@ def load(
         for statement in create:
             conn.exec_driver_sql(statement)
         report.seconds["indexes"] = time.perf_counter() - began
+        # The lists' kept counts: PostgreSQL's triggers are off in replica mode.
+        began = time.perf_counter()
+        namespace_counts.refill(conn)
+        report.seconds["namespace counts"] = time.perf_counter() - began
         if postgres:
             for table in TABLES:
                 if "id" in _columns(table):
