@@ -269,6 +269,7 @@ def measure(
         http_answers.measure_v1(store, graph, min(queries, 40), random.Random(seed + 2))
     if "lists" in kinds:
         http_answers.measure_lists(store, min(queries, 40), random.Random(seed + 4))
+        http_answers.measure_first_pages(store, min(queries, 40))
     if "written" in kinds:
         http_answers.measure_written(store, graph, min(queries, 40), random.Random(seed + 5))
     for kind, label, run in (

@@ -45,6 +45,7 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import urlencode
 
+import sqlalchemy as sa
 import synthetic
 
 from headwater.config import Settings
@@ -55,13 +56,15 @@ from headwater.server.app import create_app
 from headwater.server.record_fragments import RecordFragments
 from headwater.server.routes.lineage_read import MAX_V1_NODES
 from headwater.store import Store
+from headwater.store import tables as t
 from headwater.store.reads import datasets as dataset_reads
 from headwater.store.reads import jobs as job_reads
 from headwater.store.reads.common import Page
 from headwater.store.reads.table_lineage import TableLineage
+from headwater.store.reads.visibility import visible
 from headwater.store.reads.watermark import read_watermark
 
-__all__ = ["measure_lists", "measure_v1", "measure_written"]
+__all__ = ["measure_first_pages", "measure_lists", "measure_v1", "measure_written"]
 
 ARMS = ("reused", "rebuilt", "bare")
 # A query: the HTTP path and parameters, the bare path (returns its item count), and
@@ -226,6 +229,60 @@ def measure_lists(store: Store, queries: int, rng: random.Random) -> None:
         _run(store, f"v1 {kind} list, limit 100, HTTP vs bare path",
              [(f"/api/v1/namespaces/{ns}/{kind}", {"limit": 100, "offset": o}, bare_of(o), kind)
               for o in offsets], "item")
+
+
+def _counted_total(table: sa.Table) -> Callable[[Any], int]:
+    """count(*) of the namespace's shown rows: how the lists counted ``totalCount``
+    before the store kept it (``store.namespace_counts``)."""
+    namespace_id = (
+        sa.select(t.namespaces.c.id)
+        .where(t.namespaces.c.name == synthetic.NAMESPACE)
+        .scalar_subquery()
+    )
+    statement = sa.select(sa.func.count()).where(
+        table.c.namespace_id == namespace_id, visible(table)
+    )
+    return lambda conn: int(conn.execute(statement).scalar_one())
+
+
+def measure_first_pages(store: Store, queries: int) -> None:
+    """The datasets and jobs lists' first page (``limit=100``), interleaved: over HTTP,
+    the store's page with its kept ``totalCount``, and that page with the namespace's
+    rows counted as well (the count the lists ran per request before the kept one)."""
+    ns = synthetic.NAMESPACE
+    app = _InProcess(create_app(Settings(), store))
+    arms = ("http", "kept", "counted")
+    for kind, table, rows_page in (
+        ("datasets", t.datasets, dataset_reads.dataset_rows_page),
+        ("jobs", t.jobs, job_reads.job_rows_page),
+    ):
+        count = _counted_total(table)
+        wall: dict[str, list[float]] = {arm: [] for arm in arms}
+        with store.engine.connect() as conn:
+            for round_no in range(queries + 3):
+                seconds: dict[str, float] = {}
+                for arm in arms[round_no % 3 :] + arms[: round_no % 3]:
+                    started = time.perf_counter()
+                    if arm == "http":
+                        body = json.loads(app.get(f"/api/v1/namespaces/{ns}/{kind}",
+                                                  {"limit": 100})[3])
+                        total = body["totalCount"]
+                    else:
+                        kept = rows_page(conn, ns, Page(limit=100))[1]
+                        if arm == "counted":
+                            assert count(conn) == kept == total, (kind, kept, total)
+                    seconds[arm] = time.perf_counter() - started
+                if round_no >= 3:  # warm-up
+                    for arm in arms:
+                        wall[arm].append(seconds[arm])
+        print(f"  v1 {kind} list, first page (limit 100) of {total:,}: {queries} rounds")
+        for arm in arms:
+            ms = sorted(v * 1e3 for v in wall[arm])
+            p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
+            print(f"    {arm:8s} wall p50 {statistics.median(ms):8.2f} ms  p95 {p95:8.2f} ms")
+        ratio = statistics.median(wall["counted"]) / statistics.median(wall["kept"])
+        print(f"    counted / kept: {ratio:.1f}x (p50)  load {_load()}")
+    app.close()
 
 
 class _WatermarkFragments(RecordFragments):
