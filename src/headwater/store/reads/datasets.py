@@ -16,8 +16,10 @@ import sqlalchemy as sa
 from headwater.errors import NotFoundError
 from headwater.store import namespace_counts
 from headwater.store import tables as t
+from headwater.store.driver.listselect import ListSelect
 from headwater.store.reads.common import Page, aware, chunks, paged
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope
+from headwater.store.reads.scoped_select import ScopedSelect
 from headwater.store.reads.visibility import hidden, visible
 
 __all__ = [
@@ -134,16 +136,20 @@ def get_source(
 # --- tags ----------------------------------------------------------------------------------
 
 
+# Every list statement of a record takes its ids (dataset ids, subjects) as ``ids``.
+_IDS = sa.bindparam("ids", expanding=True)
+_TAGS = ListSelect(
+    sa.select(t.tag_assignments.c.subject, t.tags.c.name)
+    .join(t.tags, t.tags.c.id == t.tag_assignments.c.tag_id)
+    .where(t.tag_assignments.c.subject.in_(_IDS))
+)
+
+
 def tags_by_subject(conn: sa.Connection, subjects: Sequence[str]) -> dict[str, list[str]]:
     """Tag names per subject node id, sorted."""
     result: dict[str, list[str]] = defaultdict(list)
     for batch in chunks(sorted(set(subjects))):
-        rows = conn.execute(
-            sa.select(t.tag_assignments.c.subject, t.tags.c.name)
-            .join(t.tags, t.tags.c.id == t.tag_assignments.c.tag_id)
-            .where(t.tag_assignments.c.subject.in_(batch))
-        ).all()
-        for subject, name in rows:
+        for subject, name in _TAGS.rows(conn, {"ids": batch}):
             result[subject].append(name)
     return {subject: sorted(names) for subject, names in result.items()}
 
@@ -184,13 +190,9 @@ def dataset_records(
         return []
     ids = [r.id for r in rows]
     node_of = {r.id: f"dataset:{r.namespace}:{r.name}" for r in rows}
-    fields: dict[int, list[sa.Row[Any]]] = defaultdict(list)
+    fields: dict[int, list[Any]] = defaultdict(list)
     for batch in chunks(ids):
-        for f in conn.execute(
-            sa.select(t.fields)
-            .where(t.fields.c.dataset_id.in_(batch))
-            .order_by(t.fields.c.position)
-        ):
+        for f in _FIELDS.rows(conn, {"ids": batch}):
             fields[f.dataset_id].append(f)
     field_nodes = [
         f"datasetField:{r.namespace}:{r.name}:{f.name}" for r in rows for f in fields[r.id]
@@ -235,38 +237,51 @@ def dataset_records(
     return records
 
 
+_FIELDS = ListSelect(
+    sa.select(t.fields).where(t.fields.c.dataset_id.in_(_IDS)).order_by(t.fields.c.position)
+)
+# By name within a subject: the same facet order whichever plan the database picks.
+_FACETS = ListSelect(
+    sa.select(t.facets.c.subject, t.facets.c.name, t.facets.c.payload)
+    .where(
+        t.facets.c.kind == sa.bindparam("kind"),
+        t.facets.c.run_uuid == sa.bindparam("run_uuid"),
+        t.facets.c.subject.in_(_IDS),
+    )
+    .order_by(t.facets.c.subject, t.facets.c.name)
+)
+
+
 def _latest_facets(
     conn: sa.Connection, kind: str, subjects: Sequence[str], run_uuid: str = ""
 ) -> dict[str, dict[str, Any]]:
     result: dict[str, dict[str, Any]] = defaultdict(dict)
-    f = t.facets
     for batch in chunks(subjects):
-        for row in conn.execute(
-            sa.select(f.c.subject, f.c.name, f.c.payload).where(
-                f.c.kind == kind, f.c.run_uuid == run_uuid, f.c.subject.in_(batch)
-            )
-        ):
+        for row in _FACETS.rows(conn, {"kind": kind, "run_uuid": run_uuid, "ids": batch}):
             result[row.subject][row.name] = row.payload
     return result
+
+
+def _column_lineage_statement(scope: NamespaceScope) -> sa.Select[Any]:
+    cl = t.column_lineage
+    src = _ds.alias("src")
+    src_ns = _ns.alias("src_ns")
+    return (
+        sa.select(cl, src.c.name.label("source_name"), src_ns.c.name.label("source_namespace"))
+        .join(src, src.c.id == cl.c.source_dataset_id)
+        .join(src_ns, src_ns.c.id == src.c.namespace_id)
+        .where(cl.c.target_dataset_id.in_(_IDS), cl.c.target_field != "",
+               scope.where(src_ns.c.name), *_by_runs_inside(cl, scope))
+        .order_by(cl.c.target_field, src_ns.c.name, src.c.name, cl.c.source_field)
+    )
 
 
 def _column_lineage_entries(
     conn: sa.Connection, dataset_ids: Sequence[int], scope: NamespaceScope
 ) -> dict[int, list[dict[str, Any]]]:
-    cl = t.column_lineage
-    src = _ds.alias("src")
-    src_ns = _ns.alias("src_ns")
     by_target: dict[int, dict[str, list[dict[str, Any]]]] = defaultdict(dict)
     for batch in chunks(dataset_ids):
-        query = (
-            sa.select(cl, src.c.name.label("source_name"), src_ns.c.name.label("source_namespace"))
-            .join(src, src.c.id == cl.c.source_dataset_id)
-            .join(src_ns, src_ns.c.id == src.c.namespace_id)
-            .where(cl.c.target_dataset_id.in_(batch), cl.c.target_field != "",
-                   scope.where(src_ns.c.name), *_by_runs_inside(cl, scope))
-            .order_by(cl.c.target_field, src_ns.c.name, src.c.name, cl.c.source_field)
-        )
-        for row in conn.execute(query):
+        for row in _COLUMN_LINEAGE.rows(conn, scope, {"ids": batch}):
             by_target[row.target_dataset_id].setdefault(row.target_field, []).append(
                 {
                     "namespace": row.source_namespace,
@@ -323,21 +338,27 @@ def _current_versions(
     return {dataset_id: u if u in kept else None for dataset_id, u in found.items()}
 
 
+def _last_modified_statement(scope: NamespaceScope) -> sa.Select[Any]:
+    dv, r = t.dataset_versions, t.runs
+    return (
+        sa.select(dv.c.dataset_id, sa.func.max(dv.c.updated_at).label("last_modified"))
+        .join(r, r.c.uuid == dv.c.run_uuid)
+        .where(dv.c.dataset_id.in_(_IDS), r.c.state == "COMPLETE", *_by_runs_inside(dv, scope))
+        .group_by(dv.c.dataset_id)
+    )
+
+
+_COLUMN_LINEAGE = ScopedSelect(_column_lineage_statement)
+_LAST_MODIFIED = ScopedSelect(_last_modified_statement)
+
+
 def _last_modified(
     conn: sa.Connection, dataset_ids: Sequence[int], scope: NamespaceScope
 ) -> dict[int, Any]:
     """Latest version time per dataset written by a run (inside ``scope``) that completed."""
-    dv, r = t.dataset_versions, t.runs
     result: dict[int, Any] = {}
     for batch in chunks(dataset_ids):
-        query = (
-            sa.select(dv.c.dataset_id, sa.func.max(dv.c.updated_at))
-            .join(r, r.c.uuid == dv.c.run_uuid)
-            .where(dv.c.dataset_id.in_(batch), r.c.state == "COMPLETE",
-                   *_by_runs_inside(dv, scope))
-            .group_by(dv.c.dataset_id)
-        )
-        result.update(dict(conn.execute(query).all()))
+        result.update((row[0], row[1]) for row in _LAST_MODIFIED.rows(conn, scope, {"ids": batch}))
     return result
 
 

@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from headwater.errors import NotFoundError
 from headwater.store import namespace_counts
 from headwater.store import tables as t
+from headwater.store.driver.listselect import ListSelect
 from headwater.store.reads.common import Page, aware, chunks, paged, split_node_key
 from headwater.store.reads.datasets import namespace_id, tags_by_subject
 from headwater.store.reads.parents import job_parents, job_uuid, latest_runs_per_job
@@ -101,22 +102,16 @@ def job_records(
         return []
     node_of = {row.id: f"job:{row.namespace}:{row.name}" for row in rows}
     facets: dict[str, dict[str, Any]] = defaultdict(dict)
-    f = t.facets
     for batch in chunks(list(node_of.values())):
-        for subject, name, payload in conn.execute(
-            sa.select(f.c.subject, f.c.name, f.c.payload).where(
-                f.c.kind == "job", f.c.run_uuid == "", f.c.subject.in_(batch)
-            )
-        ):
+        for subject, name, payload in _JOB_FACETS.rows(conn, {"ids": batch}):
             facets[subject][name] = payload
     tags = tags_by_subject(conn, list(node_of.values()))
     parents = job_parents(conn, list(node_of))
     latest: dict[int, list[str]] = defaultdict(list)
     if with_runs:
-        for job_id, run_uuid in conn.execute(
-            latest_runs_per_job([row.id for row in rows], LATEST_RUNS)
-        ):
-            latest[job_id].append(run_uuid)
+        for batch in chunks(list(node_of)):
+            for job_id, run_uuid in _LATEST_RUNS.rows(conn, {"ids": batch}):
+                latest[job_id].append(run_uuid)
     runs = {
         rec["id"]: rec
         for rec in run_records(conn, [u for uuids in latest.values() for u in uuids], scope)
@@ -152,6 +147,16 @@ def job_records(
             }
         )
     return records
+
+
+_IDS = sa.bindparam("ids", expanding=True)
+# By name within a job: the same facet order whichever plan the database picks.
+_JOB_FACETS = ListSelect(
+    sa.select(t.facets.c.subject, t.facets.c.name, t.facets.c.payload)
+    .where(t.facets.c.kind == "job", t.facets.c.run_uuid == "", t.facets.c.subject.in_(_IDS))
+    .order_by(t.facets.c.subject, t.facets.c.name)
+)
+_LATEST_RUNS = ListSelect(latest_runs_per_job(_IDS, LATEST_RUNS))
 
 
 def _description(facets: dict[str, Any]) -> str | None:

@@ -119,7 +119,9 @@ def _jobs_of_runs(conn: sa.Connection, run_uuids: Sequence[str]) -> dict[str, tu
     return result
 
 
-def latest_runs_per_job(job_ids: Sequence[int], most: int, *conditions: Any) -> sa.Select[Any]:
+def latest_runs_per_job(
+    job_ids: Sequence[int] | sa.BindParameter[Any], most: int, *conditions: Any
+) -> sa.Select[Any]:
     """(job_id, run uuid) of each job's ``most`` newest runs meeting ``conditions``.
 
     Newest by (created_at, uuid); ordered by job, newest first.

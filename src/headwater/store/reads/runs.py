@@ -16,10 +16,12 @@ import sqlalchemy as sa
 
 from headwater.errors import NotFoundError
 from headwater.store import tables as t
+from headwater.store.driver.listselect import ListSelect
 from headwater.store.queries import input_version_uuid
 from headwater.store.reads.common import Page, aware, chunks, paged
 from headwater.store.reads.parents import child_run_rows
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope
+from headwater.store.reads.scoped_select import ScopedSelect
 from headwater.store.reads.visibility import run_namespaces
 
 __all__ = [
@@ -68,27 +70,30 @@ def run_input_versions(conn: sa.Connection, run_uuids: Sequence[str]) -> list[In
     the input, written by another run (or by a DatasetEvent) — see
     :func:`headwater.store.queries.input_version_uuid`.
     """
+    result: list[InputVersion] = []
+    for batch in chunks(sorted(set(run_uuids))):
+        result += [InputVersion(*row) for row in _INPUT_VERSIONS.rows(conn, {"ids": batch})]
+    return result
+
+
+def _input_versions_statement() -> sa.Select[Any]:
     ri = t.run_inputs
     # The rule itself lives with the tables it reads (headwater.store.queries).
     version = input_version_uuid(ri)
-    result: list[InputVersion] = []
-    for batch in chunks(sorted(set(run_uuids))):
-        query = (
-            sa.select(
-                ri.c.run_uuid,
-                ri.c.dataset_id,
-                _ns.c.name.label("namespace"),
-                _ds.c.name,
-                version.label("version"),
-                ri.c.created_at,
-            )
-            .join(_ds, _ds.c.id == ri.c.dataset_id)
-            .join(_ns, _ns.c.id == _ds.c.namespace_id)
-            .where(ri.c.run_uuid.in_(batch))
-            .order_by(ri.c.run_uuid, _ns.c.name, _ds.c.name)
+    return (
+        sa.select(
+            ri.c.run_uuid,
+            ri.c.dataset_id,
+            _ns.c.name.label("namespace"),
+            _ds.c.name,
+            version.label("version"),
+            ri.c.created_at,
         )
-        result += [InputVersion(*row) for row in conn.execute(query)]
-    return result
+        .join(_ds, _ds.c.id == ri.c.dataset_id)
+        .join(_ns, _ns.c.id == _ds.c.namespace_id)
+        .where(ri.c.run_uuid.in_(_IDS))
+        .order_by(ri.c.run_uuid, _ns.c.name, _ds.c.name)
+    )
 
 
 def duration_ms(started: datetime | None, ended: datetime | None) -> int | None:
@@ -106,15 +111,20 @@ def _run_select() -> sa.Select[Any]:
     )
 
 
+# Every list statement of a record takes its ids (run uuids, subjects) as ``ids``.
+_IDS = sa.bindparam("ids", expanding=True)
+_RUNS = ScopedSelect(
+    lambda scope: _run_select().where(_r.c.uuid.in_(_IDS), scope.where(_ns.c.name))
+)
+
+
 def run_rows(
     conn: sa.Connection, run_uuids: Sequence[str], scope: NamespaceScope = EVERYTHING
-) -> list[sa.Row[Any]]:
+) -> list[Any]:
     """The runs (with ``job_name`` and ``namespace``) of ``run_uuids`` whose job is in ``scope``."""
-    rows: list[sa.Row[Any]] = []
+    rows: list[Any] = []
     for batch in chunks(sorted(set(run_uuids))):
-        rows += conn.execute(
-            _run_select().where(_r.c.uuid.in_(batch), scope.where(_ns.c.name))
-        ).all()
+        rows += _RUNS.rows(conn, scope, {"ids": batch})
     return rows
 
 
@@ -147,16 +157,8 @@ def _records(
                 }
             )
     outputs: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    ro = t.run_outputs
     for batch in chunks(uuids):
-        query = (
-            sa.select(ro.c.run_uuid, ro.c.dataset_version_uuid, _ds.c.name, _ns.c.name)
-            .join(_ds, _ds.c.id == ro.c.dataset_id)
-            .join(_ns, _ns.c.id == _ds.c.namespace_id)
-            .where(ro.c.run_uuid.in_(batch), scope.where(_ns.c.name))
-            .order_by(ro.c.run_uuid, _ns.c.name, _ds.c.name)
-        )
-        for run_uuid, version, name, namespace in conn.execute(query):
+        for run_uuid, version, name, namespace in _OUTPUTS.rows(conn, scope, {"ids": batch}):
             outputs[run_uuid].append(
                 {
                     "datasetVersionId": {"namespace": namespace, "name": name, "version": version},
@@ -198,16 +200,32 @@ def _records(
     return records
 
 
+def _outputs_statement(scope: NamespaceScope) -> sa.Select[Any]:
+    ro = t.run_outputs
+    return (
+        sa.select(ro.c.run_uuid, ro.c.dataset_version_uuid, _ds.c.name, _ns.c.name)
+        .join(_ds, _ds.c.id == ro.c.dataset_id)
+        .join(_ns, _ns.c.id == _ds.c.namespace_id)
+        .where(ro.c.run_uuid.in_(_IDS), scope.where(_ns.c.name))
+        .order_by(ro.c.run_uuid, _ns.c.name, _ds.c.name)
+    )
+
+
+_INPUT_VERSIONS = ListSelect(_input_versions_statement())
+_OUTPUTS = ScopedSelect(_outputs_statement)
+# By name within a run: the same facet order whichever plan the database picks.
+_RUN_FACETS = ListSelect(
+    sa.select(t.facets.c.subject, t.facets.c.name, t.facets.c.payload)
+    .where(t.facets.c.kind == "run", t.facets.c.run_uuid == "", t.facets.c.subject.in_(_IDS))
+    .order_by(t.facets.c.subject, t.facets.c.name)
+)
+
+
 def _facets_by_run(conn: sa.Connection, uuids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    f = t.facets
     result: dict[str, dict[str, Any]] = defaultdict(dict)
     for batch in chunks(uuids):
         subjects = [f"run:{u}" for u in batch]
-        for subject, name, payload in conn.execute(
-            sa.select(f.c.subject, f.c.name, f.c.payload).where(
-                f.c.kind == "run", f.c.run_uuid == "", f.c.subject.in_(subjects)
-            )
-        ):
+        for subject, name, payload in _RUN_FACETS.rows(conn, {"ids": subjects}):
             result[subject[len("run:") :]][name] = payload
     return result
 
