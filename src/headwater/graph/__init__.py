@@ -8,7 +8,9 @@ and runs unchanged against SQLite or PostgreSQL.
 - :mod:`headwater.graph.traverse` — the directed, depth- and size-bounded walk.
 - :mod:`headwater.graph.columns` — column-level lineage on top of the walk.
 - :mod:`headwater.graph.impact` — what a change to a dataset or a column reaches
-  downstream, directly or only through join/filter columns.
+  downstream, directly or only through join/filter columns (its terms in
+  :mod:`~headwater.graph.impact_model`, its walks in :mod:`~headwater.graph.impact_walk`,
+  its CSV form in :mod:`~headwater.graph.impact_csv`).
 - :mod:`headwater.graph.drift` — schema diff of two dataset versions, each change
   classified breaking or compatible.
 - :mod:`headwater.graph.tags` — propagating tags along column lineage, with
