@@ -12,5 +12,9 @@ from headwater.client.models.marquez import *  # noqa: F403
 from headwater.client.models.marquez import __all__ as _marquez
 from headwater.client.models.quality import *  # noqa: F403
 from headwater.client.models.quality import __all__ as _quality
+from headwater.client.models.run_activity import *  # noqa: F403
+from headwater.client.models.run_activity import __all__ as _run_activity
 
-__all__ = sorted([*_admin, *_analysis, *_governance, *_lineage, *_marquez, *_quality])  # noqa: PLE0605
+__all__ = sorted(  # noqa: PLE0605
+    [*_admin, *_analysis, *_governance, *_lineage, *_marquez, *_quality, *_run_activity]
+)

@@ -36,13 +36,9 @@ __all__ = [
     "Namespace",
     "NamespaceList",
     "OutputDatasetVersion",
-    "Reader",
-    "ReaderList",
     "Run",
     "RunFacets",
-    "RunHeartbeat",
     "RunList",
-    "RunLiveness",
     "SearchResult",
     "SearchResultList",
     "Source",
@@ -380,57 +376,3 @@ class SearchResultList:
     @property
     def items(self) -> tuple[SearchResult, ...]:
         return self.results
-
-
-@dataclass(frozen=True, kw_only=True)
-class Reader:
-    """A run that read a dataset: its job, state, Spark user, and whether it wrote nothing."""
-
-    runId: str
-    job: str
-    readAt: datetime
-    state: str | None
-    startedAt: datetime | None
-    endedAt: datetime | None
-    parentRunId: str | None
-    sparkUser: str | None
-    readOnly: bool
-
-
-@dataclass(frozen=True, kw_only=True)
-class ReaderList:
-    """``GET /api/v2/datasets/{nodeId}/readers``: who read a dataset, newest read first."""
-
-    datasetId: str
-    totalCount: int
-    users: tuple[str, ...]
-    jobs: tuple[str, ...]
-    readers: tuple[Reader, ...]
-
-    @property
-    def items(self) -> tuple[Reader, ...]:
-        return self.readers
-
-
-@dataclass(frozen=True, kw_only=True)
-class RunHeartbeat:
-    """What makes a run heartbeat-tracked: its producer, its RUNNING events and cadence."""
-
-    producer: str | None
-    runningEvents: int
-    cadenceSeconds: float | None
-    staleAfterSeconds: float
-
-
-@dataclass(frozen=True, kw_only=True)
-class RunLiveness:
-    """``GET /api/v2/runs/{id}``: the run's state and whether its producer went silent."""
-
-    id: str
-    job: JobId
-    state: str
-    stale: bool
-    startedAt: datetime | None
-    endedAt: datetime | None
-    lastEventAt: datetime | None
-    heartbeat: RunHeartbeat | None
