@@ -59,9 +59,7 @@ def _events(tag: str) -> Iterator[dict[str, Any]]:
             "run": {"runId": f"0195e0c5-0000-7000-8000-{i:012d}"},
             "job": {"namespace": "bench", "name": f"{tag}.job_{i}"},
             "inputs": [{"namespace": "warehouse", "name": "raw.orders"}],
-            "outputs": [
-                {"namespace": "warehouse", "name": f"{tag}.out_{i}_{k}"} for k in range(2)
-            ],
+            "outputs": [{"namespace": "warehouse", "name": f"{tag}.out_{i}_{k}"} for k in range(2)],
             "producer": "https://example.com/bench",
             "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
         }
@@ -90,9 +88,11 @@ def _compare(label: str, urls: dict[str, str], batches: int, size: int) -> None:
         for store in stores.values():
             store.close()
     kept, off = (statistics.median(seconds[arm]) * 1e6 for arm in ("kept", "off"))
-    print(f"{label}: {batches} batches of {size} events each way, 3 new rows per event; "
-          f"wall per event p50: with the triggers {kept:.0f} us, without {off:.0f} us: "
-          f"{kept / off:.3f}x  load {os.getloadavg()[0]:.1f}")
+    print(
+        f"{label}: {batches} batches of {size} events each way, 3 new rows per event; "
+        f"wall per event p50: with the triggers {kept:.0f} us, without {off:.0f} us: "
+        f"{kept / off:.3f}x  load {os.getloadavg()[0]:.1f}"
+    )
 
 
 def main() -> None:

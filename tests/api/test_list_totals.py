@@ -49,10 +49,13 @@ def test_total_count_is_what_paging_gives(retail: TestClient) -> None:
     assert len(hidden["jobs"]) == len(before["jobs"]) - 1
     # A later run of the job writing the dataset, and a new dataset beside them.
     later = {
-        "eventType": "COMPLETE", "eventTime": "2100-01-01T00:00:00Z",
+        "eventType": "COMPLETE",
+        "eventTime": "2100-01-01T00:00:00Z",
         "run": {"runId": "00000000-0000-4000-8000-00000000c001"},
         "job": {"namespace": NS, "name": "build_ltv"},
-        "producer": PRODUCER, "schemaURL": SCHEMA_URL, "inputs": [],
+        "producer": PRODUCER,
+        "schemaURL": SCHEMA_URL,
+        "inputs": [],
         "outputs": [{"namespace": NS, "name": n} for n in ("gold.ltv", "gold.ltv_copy")],
     }
     assert retail.post("/api/v1/lineage/batch", json=[later]).status_code < 300

@@ -68,8 +68,18 @@ _PER_KIND = {
 }
 # Runs most often, so what a delete hides is often named again, later or earlier.
 _ops = st.sampled_from(
-    ["run", "run", "run", "hide_dataset", "hide_job", "run", "dataset", "hide_dataset",
-     "hide_namespace", "retention"]
+    [
+        "run",
+        "run",
+        "run",
+        "hide_dataset",
+        "hide_job",
+        "run",
+        "dataset",
+        "hide_dataset",
+        "hide_namespace",
+        "retention",
+    ]
 ).flatmap(_PER_KIND.__getitem__)
 
 
@@ -158,7 +168,10 @@ def _fresh(url: str) -> Iterator[Store]:
 
 
 @settings(
-    max_examples=30, deadline=None, derandomize=True, database=None,
+    max_examples=30,
+    deadline=None,
+    derandomize=True,
+    database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(ops=st.lists(_ops, min_size=4, max_size=14))
@@ -199,8 +212,14 @@ def test_the_sequences_fold_hide_and_show_again(db_url: str) -> None:
 def test_refill_counts_what_the_triggers_kept(db_url: str) -> None:
     """The bulk loader's refill (triggers off) gives the counts the triggers keep."""
     with _fresh(db_url) as store:
-        for number, op in enumerate([("run", 0, [0, 3], [4], 0), ("hide_dataset", 3),
-                                     ("run", 2, [], [1], 0), ("hide_namespace", "etl")]):
+        for number, op in enumerate(
+            [
+                ("run", 0, [0, 3], [4], 0),
+                ("hide_dataset", 3),
+                ("run", 2, [], [1], 0),
+                ("hide_namespace", "etl"),
+            ]
+        ):
             _apply(store, number, op)
         with store.engine.begin() as conn:
             kept = _kept(conn)
