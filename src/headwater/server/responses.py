@@ -4,7 +4,8 @@ Field names are Marquez's, camelCase as it spells them, so the ``marquez-python`
 client and other Marquez-speaking tools read headwater unchanged. Timestamps
 serialise as ISO-8601 in UTC. Facets are free-form JSON, returned as stored.
 
-headwater's own shapes (``/api/v2/...``) are at the end of this module.
+The lineage answers, Marquez's and headwater's own (``/api/v2/lineage``), are in
+:mod:`headwater.server.lineage_responses`.
 """
 
 from __future__ import annotations
@@ -29,8 +30,6 @@ __all__ = [
     "ErrorResponse",
     "EventList",
     "FacetsResponse",
-    "GraphEdge",
-    "GraphNode",
     "InputDatasetVersion",
     "JobId",
     "JobList",
@@ -38,10 +37,10 @@ __all__ = [
     "JobVersionId",
     "JobVersionList",
     "JobVersionResponse",
-    "LineageGraph",
     "NamespaceList",
     "NamespaceResponse",
     "OutputDatasetVersion",
+    "ResponseModel",
     "RunList",
     "RunResponse",
     "SearchResult",
@@ -50,19 +49,12 @@ __all__ = [
     "SourceResponse",
     "TagList",
     "TagResponse",
-    "UpstreamRun",
-    "UpstreamRunInput",
-    "UpstreamRunJob",
-    "UpstreamRunLineage",
-    "UpstreamRunSummary",
-    "V2Edge",
-    "V2Graph",
-    "V2Node",
-    "V2Transformation",
 ]
 
 
-class _Model(BaseModel):
+class ResponseModel(BaseModel):
+    """The base of every response model: fields filled by name or alias."""
+
     model_config = ConfigDict(populate_by_name=True)
 
 
@@ -73,7 +65,7 @@ _NEXT_CURSOR: Any = Field(
 )
 
 
-class ErrorResponse(_Model):
+class ErrorResponse(ResponseModel):
     """The body of every 4xx answer: what went wrong, and which parameter if one did."""
 
     error: str
@@ -83,7 +75,7 @@ class ErrorResponse(_Model):
 # --- namespaces, sources, tags -----------------------------------------------------------
 
 
-class NamespaceResponse(_Model):
+class NamespaceResponse(ResponseModel):
     name: str
     createdAt: datetime
     updatedAt: datetime
@@ -92,12 +84,12 @@ class NamespaceResponse(_Model):
     isHidden: bool = False
 
 
-class NamespaceList(_Model):
+class NamespaceList(ResponseModel):
     namespaces: list[NamespaceResponse]
     totalCount: int
 
 
-class SourceResponse(_Model):
+class SourceResponse(ResponseModel):
     type: str
     name: str
     createdAt: datetime
@@ -106,42 +98,42 @@ class SourceResponse(_Model):
     description: str | None = None
 
 
-class SourceList(_Model):
+class SourceList(ResponseModel):
     sources: list[SourceResponse]
     totalCount: int
 
 
-class TagResponse(_Model):
+class TagResponse(ResponseModel):
     name: str
     description: str | None = None
 
 
-class TagList(_Model):
+class TagList(ResponseModel):
     tags: list[TagResponse]
 
 
 # --- datasets ------------------------------------------------------------------------------
 
 
-class DatasetId(_Model):
+class DatasetId(ResponseModel):
     namespace: str
     name: str
 
 
-class DatasetVersionId(_Model):
+class DatasetVersionId(ResponseModel):
     namespace: str
     name: str
     version: str
 
 
-class DatasetField(_Model):
+class DatasetField(ResponseModel):
     name: str
     type: str | None = None
     tags: list[str] = Field(default_factory=list)
     description: str | None = None
 
 
-class ColumnLineageInputField(_Model):
+class ColumnLineageInputField(ResponseModel):
     namespace: str
     dataset: str
     field: str
@@ -149,14 +141,14 @@ class ColumnLineageInputField(_Model):
     transformationType: str | None = None
 
 
-class ColumnLineageEntry(_Model):
+class ColumnLineageEntry(ResponseModel):
     name: str
     inputFields: list[ColumnLineageInputField]
     transformationDescription: str | None = None
     transformationType: str | None = None
 
 
-class DatasetResponse(_Model):
+class DatasetResponse(ResponseModel):
     id: DatasetId
     type: str
     name: str
@@ -176,7 +168,7 @@ class DatasetResponse(_Model):
     deleted: bool = False
 
 
-class DatasetList(_Model):
+class DatasetList(ResponseModel):
     datasets: list[DatasetResponse]
     totalCount: int
     nextCursor: str | None = _NEXT_CURSOR
@@ -185,23 +177,23 @@ class DatasetList(_Model):
 # --- runs and jobs -------------------------------------------------------------------------
 
 
-class JobId(_Model):
+class JobId(ResponseModel):
     namespace: str
     name: str
 
 
-class JobVersionId(_Model):
+class JobVersionId(ResponseModel):
     namespace: str
     name: str
     version: str
 
 
-class InputDatasetVersion(_Model):
+class InputDatasetVersion(ResponseModel):
     datasetVersionId: DatasetVersionId
     facets: dict[str, Any] = Field(default_factory=dict)
 
 
-class OutputDatasetVersion(_Model):
+class OutputDatasetVersion(ResponseModel):
     datasetVersionId: DatasetVersionId
     facets: dict[str, Any] = Field(default_factory=dict)
 
@@ -209,7 +201,7 @@ class OutputDatasetVersion(_Model):
 RunState = Literal["NEW", "RUNNING", "COMPLETED", "FAILED", "ABORTED"]
 
 
-class RunResponse(_Model):
+class RunResponse(ResponseModel):
     id: str
     createdAt: datetime
     updatedAt: datetime
@@ -227,7 +219,7 @@ class RunResponse(_Model):
     facets: dict[str, Any] = Field(default_factory=dict)
 
 
-class RunList(_Model):
+class RunList(ResponseModel):
     runs: list[RunResponse]
     totalCount: int
     nextCursor: str | None = _NEXT_CURSOR
@@ -239,18 +231,18 @@ class ChildRun(RunResponse):
     job: JobId
 
 
-class ChildRunList(_Model):
+class ChildRunList(ResponseModel):
     runs: list[ChildRun]
     totalCount: int
     nextCursor: str | None = _NEXT_CURSOR
 
 
-class FacetsResponse(_Model):
+class FacetsResponse(ResponseModel):
     runId: str
     facets: dict[str, Any]
 
 
-class DatasetVersionResponse(_Model):
+class DatasetVersionResponse(ResponseModel):
     id: DatasetVersionId
     type: str
     name: str
@@ -267,13 +259,13 @@ class DatasetVersionResponse(_Model):
     facets: dict[str, Any] = Field(default_factory=dict)
 
 
-class DatasetVersionList(_Model):
+class DatasetVersionList(ResponseModel):
     versions: list[DatasetVersionResponse]
     totalCount: int
     nextCursor: str | None = _NEXT_CURSOR
 
 
-class JobResponse(_Model):
+class JobResponse(ResponseModel):
     id: JobId
     type: str
     name: str
@@ -294,13 +286,13 @@ class JobResponse(_Model):
     tags: list[str] = Field(default_factory=list)
 
 
-class JobList(_Model):
+class JobList(ResponseModel):
     jobs: list[JobResponse]
     totalCount: int
     nextCursor: str | None = _NEXT_CURSOR
 
 
-class JobVersionResponse(_Model):
+class JobVersionResponse(ResponseModel):
     id: JobVersionId
     name: str
     version: str
@@ -313,65 +305,16 @@ class JobVersionResponse(_Model):
     facets: dict[str, Any] = Field(default_factory=dict)
 
 
-class JobVersionList(_Model):
+class JobVersionList(ResponseModel):
     versions: list[JobVersionResponse]
     totalCount: int
     nextCursor: str | None = _NEXT_CURSOR
 
 
-# --- lineage (Marquez v1), search, events --------------------------------------------------
+# --- search, events ------------------------------------------------------------------------
 
 
-class GraphEdge(_Model):
-    origin: str
-    destination: str
-
-
-class GraphNode(_Model):
-    id: str
-    type: str
-    data: dict[str, Any] | None = None
-    inEdges: list[GraphEdge]
-    outEdges: list[GraphEdge]
-
-
-class LineageGraph(_Model):
-    graph: list[GraphNode]
-
-
-class UpstreamRunJob(_Model):
-    namespace: str
-    name: str
-    version: str | None = None
-
-
-class UpstreamRunSummary(_Model):
-    id: str
-    start: datetime | None = None
-    end: datetime | None = None
-    status: RunState
-
-
-class UpstreamRunInput(_Model):
-    namespace: str
-    name: str
-    version: str
-    producedByRunId: str | None = None
-
-
-class UpstreamRun(_Model):
-    job: UpstreamRunJob
-    run: UpstreamRunSummary
-    inputs: list[UpstreamRunInput]
-
-
-class UpstreamRunLineage(_Model):
-    """``GET /api/v1/runlineage/upstream``: runs in hop order, each with what it read."""
-
-    runs: list[UpstreamRun]
-
-
-class SearchResult(_Model):
+class SearchResult(ResponseModel):
     type: Literal["DATASET", "JOB"]
     name: str
     updatedAt: datetime
@@ -379,52 +322,13 @@ class SearchResult(_Model):
     nodeId: str
 
 
-class SearchResultList(_Model):
+class SearchResultList(ResponseModel):
     totalCount: int
     results: list[SearchResult]
     nextCursor: str | None = _NEXT_CURSOR
 
 
-class EventList(_Model):
+class EventList(ResponseModel):
     events: list[dict[str, Any]]
     totalCount: int
     nextCursor: str | None = _NEXT_CURSOR
-
-
-# --- headwater's directed graph (v2) -------------------------------------------------------
-
-
-class V2Transformation(_Model):
-    type: str
-    subtype: str | None = None
-    description: str | None = None
-    masking: bool = False
-
-
-class V2Edge(_Model):
-    upstream: str
-    downstream: str
-    via: str | None = None
-    transformations: list[V2Transformation] = Field(default_factory=list)
-
-
-class V2Node(_Model):
-    id: str
-    type: str
-    data: dict[str, Any] | None = None
-
-
-class V2Graph(_Model):
-    """``GET /api/v2/lineage``: a directed graph; ``truncated`` says ``maxNodes`` cut it."""
-
-    nodeId: str
-    direction: Literal["upstream", "downstream", "both"]
-    depth: int
-    asOf: datetime | None = None
-    maxNodes: int
-    truncated: bool
-    #: Nodes of the answer with a neighbour ``maxNodes`` left out: ask for one of them to
-    #: reach the rest.
-    truncatedNodes: list[str] = []
-    nodes: list[V2Node]
-    edges: list[V2Edge]

@@ -27,8 +27,8 @@ from fastapi import Query
 from headwater.graph.model import Direction, NodeType
 from headwater.graph.traverse import NeighbourSource, walk
 from headwater.server.deps import StoreDep
+from headwater.server.lineage_responses import V2Graph
 from headwater.server.openapi import error_responses
-from headwater.server.responses import V2Graph
 from headwater.server.routes.reading import (
     ScopeDep,
     connection,

@@ -22,8 +22,8 @@ from headwater.graph.model import Direction, Graph, NodeId, NodeType
 from headwater.graph.traverse import walk
 from headwater.server.deps import FragmentsDep, StoreDep
 from headwater.server.json_answers import Fragment, dump, stitched_answer
+from headwater.server.lineage_responses import LineageGraph, UpstreamRunLineage
 from headwater.server.openapi import error_responses
-from headwater.server.responses import LineageGraph, UpstreamRunLineage
 from headwater.server.routes.reading import (
     ScopeDep,
     connection,
