@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from headwater.errors import StoreError
-from headwater.server import access as gate
+from headwater.server import token_cache
 from headwater.server.access import TokenCache, required_scope
 from headwater.store import Store
 from headwater.store import access as tokens
@@ -220,7 +220,7 @@ def test_digests_are_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch,
         calls.append((a, b))
         return compare(a, b)
 
-    monkeypatch.setattr(gate.hmac, "compare_digest", recording)
+    monkeypatch.setattr(token_cache.hmac, "compare_digest", recording)
     cache = TokenCache(store.engine, api_key="sekrit")
     assert cache.lookup(secret) is not None
     assert (made.digest, made.digest) in calls  # the stored token's digest
@@ -280,7 +280,7 @@ def test_a_reload_runs_in_a_worker_thread_not_the_event_loop(
         threads.append(threading.current_thread().name)
         return list_tokens(*args, **kwargs)
 
-    monkeypatch.setattr(gate.tokens, "list_tokens", recording)
+    monkeypatch.setattr(token_cache.tokens, "list_tokens", recording)
     client.app.state.access.tokens.invalidate()
     reader = {"Authorization": f"Bearer {secrets_by_scope['read']}"}
     assert client.get("/api/v1/namespaces", headers=reader).status_code == 200
