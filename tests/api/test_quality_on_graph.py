@@ -86,3 +86,39 @@ def test_as_of_a_time_the_assertions_sent_by_then_mark_a_node(store: Store) -> N
         assert _marks(client, "2026-03-02T03:00:00Z") == {f"dataset:{NS}:mid": 1}
         # Before any assertion: none.
         assert _marks(client, "2026-03-01T06:00:00Z") == {}
+
+
+def _dataset_event(time: str, *results: tuple[str, str, bool]) -> dict[str, Any]:
+    """A DatasetEvent on mid at ``time`` carrying assertions: a version of its own."""
+    return {
+        "eventTime": time,
+        "producer": "https://example.com/quality-checker",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
+        "dataset": {
+            "namespace": NS,
+            "name": "mid",
+            "facets": {
+                "dataQualityAssertions": {
+                    "_producer": "https://example.com/quality-checker",
+                    "_schemaURL": "https://example.com/DataQualityAssertionsDatasetFacet.json",
+                    "assertions": [
+                        {"assertion": a, "column": c, "success": s} for a, c, s in results
+                    ],
+                }
+            },
+        },
+    }
+
+
+def test_as_of_a_time_a_datasets_own_assertions_replaced_later_still_mark_it(
+    store: Store,
+) -> None:
+    """Assertions sent on the dataset itself (DatasetEvents) answer as of a time with the
+    one in force then, the later one arriving first: it does not hide the earlier."""
+    record(store, [_dataset_event("2026-03-05T00:00:00Z", ("not_null", "amount", True))])
+    record(store, [_dataset_event("2026-03-04T00:00:00Z", ("not_null", "amount", False))])
+    with TestClient(create_app(Settings(), store)) as client:
+        assert _marks(client) == {}
+        assert _marks(client, "2026-03-04T12:00:00Z") == {f"dataset:{NS}:mid": 1}
+        assert _marks(client, "2026-03-05T12:00:00Z") == {}
+        assert _marks(client, "2026-03-03T12:00:00Z") == {}
