@@ -1,6 +1,7 @@
 """Owners as of a time, on both databases: a job's ``ownership`` facets kept per event
 (a later JobEvent changes the owner, an earlier time still answers with the old one)
-and owners set through the API kept from their PUT to their DELETE."""
+owners set through the API kept from their PUT to their DELETE, and a dataset's from
+DatasetEvents, kept with the version each makes."""
 
 from __future__ import annotations
 
@@ -94,3 +95,30 @@ def test_api_owners_as_of_before_between_and_after_put_and_delete(client: TestCl
     assert _owners(client, while_owner)[SILVER_DATASET] == [{**alice, "current": False}]
     assert _owners(client, again)[SILVER_DATASET] == [{**alice, "current": False}]
     assert _owners(client, after_delete)[SILVER_DATASET] == []
+
+
+def _dataset_owner_event(at: str, *names: str) -> dict[str, Any]:
+    """A DatasetEvent that changes the silver dataset's owners: a version of its own."""
+    return {
+        "eventTime": at,
+        "producer": PRODUCER,
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
+        "dataset": {
+            "namespace": "file",
+            "name": "/silver/customers",
+            "facets": {"ownership": ownership(*names)},
+        },
+    }
+
+
+def test_a_datasets_owners_from_dataset_events_as_of_a_time(
+    client: TestClient, store: Store
+) -> None:
+    # The later DatasetEvent arrives first; the earlier one still holds in between.
+    record(store, [_dataset_owner_event("2024-03-01T00:03:00Z", "team:stewards")])
+    record(store, [_dataset_owner_event("2024-03-01T00:02:00Z", "team:curators")])
+    at = "2024-03-01T00:02:30Z"
+    assert _owners(client, at)[SILVER_DATASET] == [_facet("team:curators", False)]
+    at = "2024-03-01T00:03:00Z"
+    assert _owners(client, at)[SILVER_DATASET] == [_facet("team:stewards", False)]
+    assert _owners(client, None)[SILVER_DATASET] == [_facet("team:stewards", True)]
