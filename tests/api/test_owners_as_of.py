@@ -1,5 +1,5 @@
 """Owners as of a time, on both databases: a job's ``ownership`` facets kept per event
-(a later JobEvent changes the owner, an earlier time still answers with the old one)
+(a later JobEvent changes the owner, an earlier time still answers with the old one),
 owners set through the API kept from their PUT to their DELETE, and a dataset's from
 DatasetEvents, kept with the version each makes."""
 
