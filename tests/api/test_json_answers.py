@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 from fastapi.testclient import TestClient
 
-from headwater.server.responses import LineageGraph
+from headwater.server.lineage_responses import LineageGraph
 from tests.graph.retail import NS
 
 

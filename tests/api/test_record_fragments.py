@@ -21,8 +21,9 @@ from headwater.config import Settings
 from headwater.graph.model import NodeId
 from headwater.server.app import create_app
 from headwater.server.json_answers import Fragment, list_parts, stitched_answer
+from headwater.server.lineage_responses import LineageGraph
 from headwater.server.record_fragments import RecordFragments
-from headwater.server.responses import DatasetList, JobList, LineageGraph
+from headwater.server.responses import DatasetList, JobList
 from headwater.store import Store
 from headwater.store import access as tokens
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope
