@@ -219,10 +219,10 @@ PG_TABLE_BYTES = (
     "SELECT relname, pg_total_relation_size(oid) FROM pg_class WHERE relkind = 'r' "
     "AND relnamespace = 'public'::regnamespace ORDER BY 2 DESC"
 )
+# Page by page: dbstat's own per-table sums (aggregate = 1) wrap past 2**32 bytes.
 SQLITE_TABLE_BYTES = (
     "SELECT coalesce(m.tbl_name, s.name), sum(s.pgsize) FROM dbstat AS s "
-    "LEFT JOIN sqlite_master AS m ON m.name = s.name WHERE s.aggregate = 1 "
-    "GROUP BY 1 ORDER BY 2 DESC"
+    "LEFT JOIN sqlite_master AS m ON m.name = s.name GROUP BY 1 ORDER BY 2 DESC"
 )
 
 
