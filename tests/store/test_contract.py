@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import sqlalchemy as sa
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from headwater.store import Store, migrate
 from headwater.store import tables as t
 from tests.store.builders import dataset, record, run_event
 from tests.store.dump import dump
+from tests.store.properties import emptied_store, store_property
 
 TOPIC = ("kafka://broker:9092", "orders")
 
@@ -140,18 +139,6 @@ _WRITES = [WRITTEN_DOUBLE, WRITTEN_STRING, [("order_id", "int")]]
 _DECLARES = [DECLARED, [("amount", "string")], [("order_id", "long"), ("coupon", "string")]]
 
 
-@contextmanager
-def _fresh(url: str) -> Iterator[Store]:
-    store = Store.open(url)
-    try:
-        with store.engine.begin() as conn:
-            for table in reversed(t.metadata.sorted_tables):
-                conn.execute(table.delete())
-        yield store
-    finally:
-        store.close()
-
-
 _plans = st.lists(
     st.tuples(
         st.booleans(), st.integers(0, 2), st.integers(0, 50), st.sampled_from(["consumer", "other"])
@@ -182,13 +169,7 @@ def _events(plans: list[tuple[bool, int, int, str]]) -> list[dict[str, Any]]:
     return out
 
 
-@settings(
-    max_examples=25,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@store_property(25)
 @given(plans=_plans, data=st.data())
 def test_contracts_are_a_function_of_the_set_of_events(
     db_url: str, plans: list[tuple[bool, int, int, str]], data: st.DataObject
@@ -197,10 +178,10 @@ def test_contracts_are_a_function_of_the_set_of_events(
     order = data.draw(st.permutations(range(len(events))))
     cuts = sorted(set(data.draw(st.lists(st.integers(0, len(events)), max_size=4))))
     shuffled = [events[i] for i in order]
-    with _fresh(db_url) as in_order:
+    with emptied_store(db_url) as in_order:
         record(in_order, events)
         expected = dump(in_order)
-    with _fresh(db_url) as replayed:
+    with emptied_store(db_url) as replayed:
         for a, b in itertools.pairwise([0, *cuts, len(shuffled)]):
             if b > a:
                 record(replayed, shuffled[a:b])

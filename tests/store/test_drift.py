@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import sqlalchemy as sa
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from headwater.store import Store
-from headwater.store import drift, migrate
+from headwater.store import Store, drift, migrate
 from headwater.store import tables as t
 from tests.store.builders import dataset, record, run_event
 from tests.store.dump import dump
+from tests.store.properties import emptied_store, store_property
 
 SCHEMAS: list[list[tuple[str, str]] | None] = [
     None,  # no schema facet
@@ -152,19 +150,6 @@ def _events(plans: list[tuple[str, int, int, int, int]]) -> list[dict[str, Any]]
         for i, (name, start, length, s1, s2) in enumerate(plans)))
 
 
-@contextmanager
-def _fresh(url: str) -> Iterator[Store]:
-    """A store with every table empty (each example reuses one database)."""
-    store = Store.open(url)
-    try:
-        with store.engine.begin() as conn:
-            for table in reversed(t.metadata.sorted_tables):
-                conn.execute(table.delete())
-        yield store
-    finally:
-        store.close()
-
-
 def _lots(events: list[dict[str, Any]], cuts: list[int]) -> list[list[dict[str, Any]]]:
     bounds = sorted({c % (len(events) + 1) for c in cuts} | {0, len(events)})
     return [events[a:b] for a, b in itertools.pairwise(bounds) if b > a]
@@ -189,8 +174,7 @@ def _rebuilt(store: Store) -> list[tuple[Any, ...]]:
     return rows
 
 
-@settings(max_examples=25, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@store_property(25)
 @given(plans=_run_plans, data=st.data())
 def test_drifts_are_a_function_of_the_set_of_events(
     db_url: str, plans: list[tuple[str, int, int, int, int]], data: st.DataObject
@@ -202,11 +186,11 @@ def test_drifts_are_a_function_of_the_set_of_events(
     shuffled = [shuffled[i] for i in data.draw(st.permutations(range(len(shuffled))))]
     cuts = data.draw(st.lists(st.integers(0, len(shuffled)), max_size=6))
 
-    with _fresh(db_url) as in_order:
+    with emptied_store(db_url) as in_order:
         record(in_order, events)
         expected = dump(in_order)
         assert _stored(in_order) == _rebuilt(in_order)
-    with _fresh(db_url) as replayed:
+    with emptied_store(db_url) as replayed:
         for lot in _lots(shuffled, cuts):
             record(replayed, lot)
         actual = dump(replayed)

@@ -11,7 +11,6 @@ import itertools
 import json
 import random
 from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ import sqlalchemy as sa
 from alembic.operations import Operations
 from alembic.runtime.migration import MigrationContext
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from headwater.cli import main
@@ -33,6 +32,7 @@ from headwater.store.retention import prune
 from tests.store.builders import dataset, facet, record, run_event
 from tests.store.dump import dump
 from tests.store.duplicates_reference import every_edge, reference_answer
+from tests.store.properties import emptied_store, store_property
 
 SOURCES = [("wh", "orders"), ("wh", "customers"), ("lake", "clicks")]
 KINDS = [("DIRECT", "IDENTITY"), ("DIRECT", "AGGREGATION"), ("INDIRECT", "FILTER"), ("", "")]
@@ -80,19 +80,6 @@ def _run(n: int, job: int, target: int, seed: int, day: int) -> dict[str, Any]:
 
 def _history(plans: list[tuple[int, int, int, int]]) -> list[dict[str, Any]]:
     return [_run(i + 1, *plan) for i, plan in enumerate(plans)]
-
-
-@contextmanager
-def _fresh(url: str) -> Iterator[Store]:
-    """A store with every table empty (each example reuses one database)."""
-    store = Store.open(url)
-    try:
-        with store.engine.begin() as conn:
-            for table in reversed(t.metadata.sorted_tables):
-                conn.execute(table.delete())
-        yield store
-    finally:
-        store.close()
 
 
 def _from_edges(store: Store) -> list[str]:
@@ -154,13 +141,7 @@ _plans = st.lists(
 )
 
 
-@settings(
-    max_examples=15,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@store_property(15)
 @given(plans=_plans, data=st.data())
 def test_the_table_is_a_function_of_the_set_of_events(
     db_url: str, plans: list[tuple[int, int, int, int]], data: st.DataObject
@@ -170,12 +151,12 @@ def test_the_table_is_a_function_of_the_set_of_events(
     repeats = data.draw(st.lists(st.sampled_from(range(len(events))), max_size=3))
     shuffled = [events[i] for i in [*order, *repeats]]
     cuts = sorted(set(data.draw(st.lists(st.integers(1, len(shuffled)), max_size=4))))
-    with _fresh(db_url) as in_order:
+    with emptied_store(db_url) as in_order:
         record(in_order, events)
         expected = _table(in_order)
         assert expected == _from_edges(in_order)
         assert expected
-    with _fresh(db_url) as replayed:
+    with emptied_store(db_url) as replayed:
         for a, b in itertools.pairwise([0, *cuts, len(shuffled)]):
             if b > a:
                 record(replayed, shuffled[a:b])

@@ -6,12 +6,11 @@ events, retention -- in any sequence, on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from headwater.errors import NotFoundError
@@ -23,6 +22,7 @@ from headwater.store.reads.common import Page
 from headwater.store.reads.datasets import dataset_rows_page
 from headwater.store.reads.jobs import job_rows_page
 from headwater.store.reads.visibility import visible
+from tests.store.properties import emptied_store, store_property
 
 # Symlinks fold a catalog name into its location's dataset; s3a:// is s3://.
 RULES = parse_rules("""
@@ -153,30 +153,10 @@ def _counted(conn: sa.Connection) -> dict[str, tuple[int, int]]:
     return found
 
 
-@contextlib.contextmanager
-def _fresh(url: str) -> Iterator[Store]:
-    """A store with every table empty (the examples reuse one database)."""
-    store = Store.open(url)
-    try:
-        with store.engine.begin() as conn:
-            for table in reversed(t.metadata.sorted_tables):
-                conn.execute(table.delete())
-        store.use_namespace_rules(RULES)
-        yield store
-    finally:
-        store.close()
-
-
-@settings(
-    max_examples=30,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@store_property(30)
 @given(ops=st.lists(_ops, min_size=4, max_size=14))
 def test_kept_counts_equal_what_the_lists_show(db_url: str, ops: list[tuple[Any, ...]]) -> None:
-    with _fresh(db_url) as store:
+    with emptied_store(db_url, RULES) as store:
         for number, op in enumerate(ops):
             _apply(store, number, op)
             with store.engine.connect() as conn:
@@ -188,7 +168,7 @@ def test_the_sequences_fold_hide_and_show_again(db_url: str) -> None:
     namespace, a delete hides one, a later event shows it again, an earlier one not."""
     run = ("run", 0, [2], [], 0)  # the catalog table, named alone
     spark = ("run", 1, [0], [1], 0)  # its location, with the symlink: the table folds in
-    with _fresh(db_url) as store:
+    with emptied_store(db_url, RULES) as store:
         _apply(store, 0, run)
         with store.engine.connect() as conn:
             assert _kept(conn)["hive://metastore"] == (1, 0)
@@ -211,7 +191,7 @@ def test_the_sequences_fold_hide_and_show_again(db_url: str) -> None:
 
 def test_refill_counts_what_the_triggers_kept(db_url: str) -> None:
     """The bulk loader's refill (triggers off) gives the counts the triggers keep."""
-    with _fresh(db_url) as store:
+    with emptied_store(db_url, RULES) as store:
         for number, op in enumerate(
             [
                 ("run", 0, [0, 3], [4], 0),

@@ -4,15 +4,13 @@ SQLite and PostgreSQL, in any order and batching of the events."""
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from headwater.events.parse import parse_event
@@ -23,6 +21,7 @@ from headwater.store.extract import Facts
 from headwater.store.keys import dataset_node
 from headwater.store.namespace_rules import Normaliser, parse_rules
 from tests.store.dump import dump
+from tests.store.properties import emptied_store, store_property
 from tests.support.lineage_events import RUN, complete_event, record, stored_datasets
 
 RULES = parse_rules("""
@@ -102,20 +101,6 @@ CATALOG = {
 EVENTS = [SPARK, TRINO, LOADER, MART, CATALOG]
 
 
-@contextlib.contextmanager
-def _fresh(url: str) -> Iterator[Store]:
-    """A store with every table empty (the examples reuse one database)."""
-    store = Store.open(url)
-    try:
-        with store.engine.begin() as conn:
-            for table in reversed(t.metadata.sorted_tables):
-                conn.execute(table.delete())
-        store.use_namespace_rules(RULES)
-        yield store
-    finally:
-        store.close()
-
-
 def _lineage_dump(store: Store) -> dict[str, list[str]]:
     # The raw log and the rules' record hold arrival times; the rest must match.
     skip = ("events", "namespace_rules_applied")
@@ -123,10 +108,10 @@ def _lineage_dump(store: Store) -> dict[str, list[str]]:
 
 
 def test_the_table_named_first_joins_its_location_when_the_link_arrives(db_url: str) -> None:
-    with _fresh(db_url) as linked_first:
+    with emptied_store(db_url, RULES) as linked_first:
         record(linked_first, *EVENTS)
         expected = _lineage_dump(linked_first)
-    with _fresh(db_url) as store:
+    with emptied_store(db_url, RULES) as store:
         # Every event naming the table comes before the one telling its location.
         for one in [TRINO, LOADER, MART, CATALOG]:
             record(store, one)
@@ -157,14 +142,14 @@ def test_the_table_named_first_joins_its_location_when_the_link_arrives(db_url: 
         record(store, SPARK, TRINO, LOADER)
         relinked = {**SPARK, "run": {"runId": f"{RUN}09"}, "eventTime": "2026-01-01T00:00:01Z"}
         record(store, relinked)
-        with _fresh(db_url) as again:
+        with emptied_store(db_url, RULES) as again:
             record(again, *EVENTS, relinked)
             expected_again = _lineage_dump(again)
         assert _lineage_dump(store) == expected_again
 
 
 def test_a_namespace_left_empty_goes_with_the_table(db_url: str) -> None:
-    with _fresh(db_url) as store:
+    with emptied_store(db_url, RULES) as store:
         record(store, LOADER)
         record(store, SPARK)
         with store.engine.connect() as conn:
@@ -181,13 +166,7 @@ def _lots(events: list[dict[str, Any]], cuts: list[int]) -> list[list[dict[str, 
     return [events[a:b] for a, b in itertools.pairwise(bounds) if b > a]
 
 
-@settings(
-    max_examples=20,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@store_property(20)
 @given(
     order=st.permutations(range(len(EVENTS))),
     cuts=st.lists(st.integers(0, len(EVENTS)), max_size=5),
@@ -195,10 +174,10 @@ def _lots(events: list[dict[str, Any]], cuts: list[int]) -> list[list[dict[str, 
 def test_any_order_and_batching_makes_one_store(
     db_url: str, order: list[int], cuts: list[int]
 ) -> None:
-    with _fresh(db_url) as reference:
+    with emptied_store(db_url, RULES) as reference:
         record(reference, *EVENTS)
         expected = _lineage_dump(reference)
-    with _fresh(db_url) as store:
+    with emptied_store(db_url, RULES) as store:
         for lot in _lots([EVENTS[i] for i in order], cuts):
             record(store, *lot)
         assert _lineage_dump(store) == expected
@@ -208,10 +187,10 @@ def test_a_batch_gathered_before_another_batch_carried_the_link_is_folded(db_url
     # Server threads gather their batch's facts before taking the write lock: a
     # batch naming the table can be gathered before another thread's batch
     # carrying the link is written, and be written after it.
-    with _fresh(db_url) as linked_first:
+    with emptied_store(db_url, RULES) as linked_first:
         record(linked_first, SPARK, LOADER)
         expected = _lineage_dump(linked_first)
-    with _fresh(db_url) as store:
+    with emptied_store(db_url, RULES) as store:
         loader = [parse_event(json.loads(json.dumps(LOADER)))]
         gathered = Facts.of(loader, Normaliser(RULES))
         record(store, SPARK)
@@ -222,7 +201,7 @@ def test_a_batch_gathered_before_another_batch_carried_the_link_is_folded(db_url
 
 
 def test_tags_put_on_the_table_by_hand_move_to_its_location(db_url: str) -> None:
-    with _fresh(db_url) as store:
+    with emptied_store(db_url, RULES) as store:
         record(store, LOADER)
         tags.create_tag(store.engine, "gold", None)
         tags.assign_tag(store.engine, "gold", dataset_node("hive://metastore", "silver.orders"))
@@ -245,7 +224,7 @@ def test_a_table_another_process_stored_apart_is_folded_by_a_later_link(
 ) -> None:
     # Looked-up identifiers are not looked up again for a while: at 0 s, at once.
     monkeypatch.setattr(fold, "RECHECK_SECONDS", 0.0)
-    with _fresh(db_url) as store:
+    with emptied_store(db_url, RULES) as store:
         other = Store.open(db_url)
         other.use_namespace_rules(RULES)  # reads the store's symlinks now: none yet
         try:

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import copy
 import itertools
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from headwater.events import parse_event
@@ -27,6 +25,7 @@ from tests.server.test_retention import KEEP, NOW
 from tests.store.builders import PRODUCER, facet, record, run_event
 from tests.store.dump import dump
 from tests.store.ownership_nights import DECLARED, OWNED_JOB, owned_nights
+from tests.store.properties import emptied_store, store_property
 
 JOB_EVENT = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent"
 HISTORY = ("job_ownership_history", "job_declaration_history", "job_declared_io_history")
@@ -145,26 +144,7 @@ def _answers(store: Store) -> dict[datetime, Any]:
     return out
 
 
-@contextmanager
-def _fresh(url: str) -> Iterator[Store]:
-    """A store with every table empty (each example reuses one database)."""
-    store = Store.open(url)
-    try:
-        with store.engine.begin() as conn:
-            for table in reversed(t.metadata.sorted_tables):
-                conn.execute(table.delete())
-        yield store
-    finally:
-        store.close()
-
-
-@settings(
-    max_examples=15,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@store_property(15)
 @given(declarations=_declarations, ownerships=_ownerships, data=st.data())
 def test_the_history_is_a_function_of_the_set_of_events(
     store: Store,
@@ -178,12 +158,12 @@ def test_the_history_is_a_function_of_the_set_of_events(
     shuffled = [events[i] for i in [*order, *repeats]]
     cuts = sorted(set(data.draw(st.lists(st.integers(0, len(shuffled)), max_size=4))))
     url = store.engine.url.render_as_string(hide_password=False)
-    with _fresh(url) as in_order:
+    with emptied_store(url) as in_order:
         record(in_order, events)
         expected, answers = dump(in_order), _answers(in_order)
     for moment, answer in answers.items():
         assert answer == _model(events, moment), moment
-    with _fresh(url) as replayed:
+    with emptied_store(url) as replayed:
         for a, b in itertools.pairwise([0, *cuts, len(shuffled)]):
             if b > a:
                 record(replayed, shuffled[a:b])
