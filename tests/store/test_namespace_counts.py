@@ -17,23 +17,14 @@ from headwater.errors import NotFoundError
 from headwater.events.parse import parse_event
 from headwater.store import Store, admin, namespace_counts, retention
 from headwater.store import tables as t
-from headwater.store.namespace_rules import parse_rules
 from headwater.store.reads.common import Page
 from headwater.store.reads.datasets import dataset_rows_page
 from headwater.store.reads.jobs import job_rows_page
 from headwater.store.reads.visibility import visible
 from tests.store.properties import emptied_store, store_property
+from tests.store.test_namespace_fold import HIVE, RULES
 
-# Symlinks fold a catalog name into its location's dataset; s3a:// is s3://.
-RULES = parse_rules("""
-[s3]
-aliases = true
-[paths]
-trim_trailing_slash = true
-[symlinks]
-resolve = true
-""")
-HIVE = {"namespace": "hive://metastore", "name": "silver.orders"}
+# RULES fold a catalog name (HIVE) into its location's dataset; s3a:// is s3://.
 # The location written by Spark, naming the catalog table it is.
 LOCATION = {
     "namespace": "s3a://lake",
