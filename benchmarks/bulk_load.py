@@ -584,5 +584,14 @@ def load(
                         f"(SELECT coalesce(max(id), 0) + 1 FROM {table}), false)"
                     )
             conn.exec_driver_sql("SET session_replication_role = DEFAULT")
+    if not postgres:
+        # The load's one transaction leaves a write-ahead log the size of the
+        # store; the store's journal_size_limit would make the next commit (the
+        # first ingested event) cut it down while holding the write lock, ~0.27 ms
+        # per MB. Truncating it here keeps that cost in the load, where it belongs.
+        began = time.perf_counter()
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        report.seconds["wal truncate"] = time.perf_counter() - began
     report.seconds["total"] = time.perf_counter() - started
     return report
