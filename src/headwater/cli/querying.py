@@ -229,7 +229,7 @@ class Target:
 def _directed(
     conn: Any, node_id: str, direction: str, depth: int, as_of: str | None, max_nodes: int
 ) -> dict[str, Any]:
-    from headwater.server.responses import V2Graph
+    from headwater.server.lineage_responses import V2Graph
     from headwater.server.routes.graph_v2 import directed_lineage
     from headwater.server.routes.reading import parse_time
 
