@@ -41,6 +41,7 @@ from headwater.store import tables as t
 from headwater.store.job_ownership import job_ownership_history
 from headwater.store.keys import field_node, job_node
 from headwater.store.reads.common import chunks, dataset_ids, naive, split_node_key
+from headwater.store.reads.dataset_facets_at import newest_dataset_facets
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope
 
 __all__ = [
@@ -281,31 +282,8 @@ def _dataset_ownership_at(conn: sa.Connection, subjects: list[str],
                           as_of: datetime) -> dict[str, Any]:
     """The payload of the newest ``ownership`` facet sent at or before ``as_of`` about
     each dataset node id: on one of its versions or on the dataset itself."""
-    ids = dataset_ids(conn, [split_node_key(s) for s in subjects])
-    node_of = {ids[split_node_key(s)]: s for s in subjects if split_node_key(s) in ids}
-    until = naive(as_of)
-    newest: dict[str, tuple[datetime, str, Any]] = {}
-
-    def offer(subject: str, time: datetime, digest: str, payload: Any) -> None:
-        known = newest.get(subject)
-        if known is None or (time, digest) > known[:2]:
-            newest[subject] = (time, digest, payload)
-
-    for part in chunks(sorted(node_of)):
-        for row in conn.execute(
-                sa.select(_v.c.dataset_id, _f.c.event_time, _f.c.event_hash, _f.c.payload)
-                .select_from(_f.join(_v, _v.c.uuid == _f.c.subject))
-                .where(_f.c.kind == "dataset_version", _f.c.run_uuid == "",
-                       _f.c.name == "ownership", _v.c.dataset_id.in_(part),
-                       _f.c.event_time <= until)):
-            offer(node_of[row.dataset_id], row.event_time, row.event_hash, row.payload)
-    for part in chunks(sorted(subjects)):
-        for row in conn.execute(
-                sa.select(_f.c.subject, _f.c.event_time, _f.c.event_hash, _f.c.payload)
-                .where(_f.c.kind == "dataset", _f.c.run_uuid == "", _f.c.name == "ownership",
-                       _f.c.subject.in_(part), _f.c.event_time <= until)):
-            offer(row.subject, row.event_time, row.event_hash, row.payload)
-    return {subject: payload for subject, (_, _, payload) in newest.items()}
+    return newest_dataset_facets(conn, subjects, "ownership",
+                                 sa.and_(_f.c.kind == "dataset", _f.c.run_uuid == ""), as_of)
 
 
 def _job_ownership_at(conn: sa.Connection, subjects: list[str],

@@ -27,8 +27,8 @@ from headwater.store.reads.common import (
     job_ids,
     naive,
     named_in_namespace,
-    split_node_key,
 )
+from headwater.store.reads.dataset_facets_at import newest_dataset_facets
 from headwater.store.reads.declarations import declared_io_in_force
 from headwater.store.reads.job_version_at import job_version_column
 from headwater.store.reads.parents import ParentRef, job_parents, run_parents
@@ -234,42 +234,11 @@ def _failed_assertions(
     force then are still stored whatever order the events arrived in. The dataset's
     latest facet alone would hide the one a later event replaced."""
     f = t.facets
-    until = [f.c.event_time <= naive(as_of)] if as_of is not None else []
-    newest: dict[str, tuple[datetime, str, Any]] = {}
-
-    def offer(subject: str, payload: Any, time: datetime, digest: str) -> None:
-        known = newest.get(subject)
-        if known is None or (time, digest) > known[:2]:
-            newest[subject] = (time, digest, payload)
-
-    for batch in chunks(sorted(set(subjects))):
-        for row in conn.execute(
-            sa.select(f.c.subject, f.c.payload, f.c.event_time, f.c.event_hash).where(
-                f.c.kind.in_(("input", "output", "dataset")),
-                f.c.subject.in_(batch),
-                f.c.name == "dataQualityAssertions",
-                *until,
-            )
-        ):
-            offer(row.subject, row.payload, row.event_time, row.event_hash)
-    if as_of is not None:
-        keys = {split_node_key(s): s for s in set(subjects)}
-        node_of = {i: keys[key] for key, i in dataset_ids(conn, list(keys)).items()}
-        for batch in chunks(sorted(node_of)):
-            for row in conn.execute(
-                sa.select(_dv.c.dataset_id, f.c.payload, f.c.event_time, f.c.event_hash)
-                .select_from(f.join(_dv, _dv.c.uuid == f.c.subject))
-                .where(
-                    f.c.kind == "dataset_version",
-                    f.c.run_uuid == "",
-                    f.c.name == "dataQualityAssertions",
-                    _dv.c.dataset_id.in_(batch),
-                    *until,
-                )
-            ):
-                offer(node_of[row.dataset_id], row.payload, row.event_time, row.event_hash)
+    newest = newest_dataset_facets(
+        conn, subjects, "dataQualityAssertions", f.c.kind.in_(("input", "output", "dataset")), as_of
+    )
     found: dict[str, int] = {}
-    for subject, (_, _, payload) in newest.items():
+    for subject, payload in newest.items():
         items = payload.get("assertions") if isinstance(payload, dict) else None
         failed = sum(
             1 for item in items or () if isinstance(item, dict) and item.get("success") is False
