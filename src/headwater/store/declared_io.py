@@ -44,10 +44,7 @@ def _declaring(events: Iterable[ParsedEvent],
             continue
         if "inputs" not in ev.event and "outputs" not in ev.event:
             continue
-        job = ev.job
-        if names is not None:
-            job = (names.rules.job_namespace(job[0]), job[1])
-        found.append((job, ev))
+        found.append((ev.job if names is None else names.job(ev.job), ev))
     return found
 
 

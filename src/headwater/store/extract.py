@@ -168,9 +168,7 @@ class Facts:
             self._dataset_facets(key, facets_of(dataset, "facets"), version, ev)
             return
         assert ev.job is not None
-        job = ev.job
-        if self.names is not None and self.names.rules.job_renames:
-            job = (self.names.rules.job_namespace(job[0]), job[1])
+        job = ev.job if self.names is None else self.names.job(ev.job)
         self.put(rules.JOBS, job,
                  {"namespace": job[0], "name": job[1], "created_at": t, "updated_at": t})
         self.touched_jobs.add(job)

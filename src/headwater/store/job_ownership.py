@@ -53,9 +53,7 @@ def _rows(events: Iterable[ParsedEvent], names: Normaliser | None) -> list[dict[
         payload = facets_of(ev.event["job"], "facets").get("ownership")
         if payload is None:
             continue  # a null facet carries nothing, as in ``facets``
-        job = ev.job
-        if names is not None and names.rules.job_renames:
-            job = (names.rules.job_namespace(job[0]), job[1])
+        job = ev.job if names is None else names.job(ev.job)
         rows.append(
             {
                 "subject": job_node(*job),

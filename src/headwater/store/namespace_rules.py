@@ -201,6 +201,10 @@ class Normaliser:
             return self._symlinks.get(named, named)
         return named
 
+    def job(self, key: tuple[str, str]) -> tuple[str, str]:
+        """A job's ``(namespace, name)`` with its namespace renamed (see ``job_namespace``)."""
+        return (self.rules.job_namespace(key[0]), key[1])
+
     def symlink(self, key: tuple[str, str]) -> tuple[str, str]:
         """A symlink identifier by steps 1-4 (an identifier is a name, not a dataset)."""
         return self.rules.dataset(key)
