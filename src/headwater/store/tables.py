@@ -304,11 +304,12 @@ runs = sa.Table(
     sa.Column("ended_at", sa.DateTime(), nullable=True),  # time of the terminal state
     sa.Column("nominal_start_time", sa.DateTime(), nullable=True),
     sa.Column("nominal_end_time", sa.DateTime(), nullable=True),
-    sa.Column("parent_run_uuid", sa.Text(), nullable=True, index=True),
+    sa.Column("parent_run_uuid", sa.Text(), nullable=True),
     *_times(),
     # A job's runs in page order, newest first: (created_at, uuid) read off the index.
     sa.Index("ix_runs_job_id_created_at", "job_id", "created_at", "uuid"),
-    # A run's children in page order (GET /api/v1/jobs/runs/{id}/children).
+    # A run's children in page order (GET /api/v1/jobs/runs/{id}/children), and any
+    # look-up by parent: a narrower index on parent_run_uuid would add only writes.
     sa.Index("ix_runs_parent_run_uuid_created_at", "parent_run_uuid", "created_at", "uuid"),
     # Retention's pages of runs last updated before its cutoff.
     sa.Index("ix_runs_updated_at_uuid", "updated_at", "uuid"),
@@ -404,10 +405,11 @@ run_inputs = sa.Table(
     metadata,
     sa.Column("id", sa.Integer(), primary_key=True),
     sa.Column("run_uuid", sa.Text(), nullable=False),
-    sa.Column("dataset_id", sa.ForeignKey("datasets.id"), nullable=False, index=True),
+    sa.Column("dataset_id", sa.ForeignKey("datasets.id"), nullable=False),
     *_times(),
     sa.UniqueConstraint("run_uuid", "dataset_id"),
-    # Readers of a dataset within a time window (run-level lineage downstream of a version).
+    # Readers of a dataset within a time window (run-level lineage downstream of a
+    # version); it also serves a dataset's readers at any time and the foreign key.
     sa.Index("ix_run_inputs_dataset_id_created_at", "dataset_id", "created_at"),
 )
 
