@@ -13,17 +13,19 @@ interleaved query by query (which store goes first alternates):
   page after it by cursor; a dataset's versions and a job's runs, first page;
 
 over HTTP (in-process app), and prints each kind's p50/p95 on both stores and the
-p95 ratio big/small (target <= 2x). Then single-event ingest (``Store.record`` of one
+p95 ratio big/small (target <= 2x), and for the lineage walks the same per answered
+node. Then single-event ingest (``Store.record`` of one
 event, new runs of the graph's jobs) alternating between an empty store and the big
 one, and the ratio of the rates (target >= 80 %). Bytes per table, indexes included
 (``pg_total_relation_size``; SQLite's ``dbstat``), per event and per column edge; with
 ``--explain DIR``, the plan of every statement each kind runs on the big store
 (``auto_explain``; SQLite: ``EXPLAIN QUERY PLAN`` of each statement the answer ran).
-Each SQLite file is deleted when the run ends.
+Each SQLite file is deleted when the run ends; the PostgreSQL cluster too, unless
+``--keep`` leaves it running for a later ``--attach`` (or a look with ``psql``).
 
     .venv/bin/python benchmarks/graph_growth.py [--db postgresql|sqlite] [--dir DIR]
         [--small 1.0] [--big 10] [--runs-small 20] [--runs-big 4] [--sample-every 100]
-        [--queries 100] [--ingest 300] [--explain DIR]
+        [--queries 100] [--ingest 300] [--explain DIR] [--keep | --attach PORT:DATA_DIR]
 """
 
 from __future__ import annotations
@@ -301,6 +303,7 @@ def measure_reads(small: Built, big: Built, queries: int, seed: int = 5) -> None
     rngs = {small.label: random.Random(seed), big.label: random.Random(seed)}
     samples: dict[str, dict[str, list[float]]] = {small.label: {}, big.label: {}}
     nodes: dict[str, dict[str, list[int]]] = {small.label: {}, big.label: {}}
+    per_node: dict[str, dict[str, list[float]]] = {small.label: {}, big.label: {}}
     for round_no in range(queries + 5):
         order = (small, big) if round_no % 2 else (big, small)
         asked = {b.label: _queries(b, rngs[b.label]) for b in order}
@@ -317,6 +320,9 @@ def measure_reads(small: Built, big: Built, queries: int, seed: int = 5) -> None
                 samples[b.label].setdefault(kind, []).append(seconds)
                 if "nodes" in answer:
                     nodes[b.label].setdefault(kind, []).append(len(answer["nodes"]))
+                    per_node[b.label].setdefault(kind, []).append(
+                        seconds / max(1, len(answer["nodes"]))
+                    )
     print(f"\n== reads, {queries} of each kind per store, interleaved (load {_load()})")
     print(
         f"  {'kind':<16} {small.label + ' p50':>11} {small.label + ' p95':>11} "
@@ -337,6 +343,16 @@ def measure_reads(small: Built, big: Built, queries: int, seed: int = 5) -> None
             flush=True,
         )
     print(f"  (target: p95 ratio <= 2x; load {_load()})")
+    # An answer that grows with the graph costs more for its nodes, not for the store.
+    print("  per answered node (wall / nodes of each answer):")
+    for kind, small_samples in per_node[small.label].items():
+        big_samples = per_node[big.label][kind]
+        ratio = _p(big_samples, 0.95) / _p(small_samples, 0.95)
+        print(
+            f"  {kind:<16} {_p(small_samples, 0.5):9.2f}ms {_p(small_samples, 0.95):9.2f}ms "
+            f"{_p(big_samples, 0.5):9.2f}ms {_p(big_samples, 0.95):9.2f}ms  {ratio:5.2f}x",
+            flush=True,
+        )
 
 
 def _ingest_events(big: Built, count: int, rng: random.Random) -> list[dict[str, Any]]:
@@ -473,6 +489,11 @@ def main() -> None:
     parser.add_argument("--ingest", type=int, default=300)
     parser.add_argument("--explain", type=Path, help="write each kind's plans here")
     parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="leave the PostgreSQL cluster and its stores running for --attach",
+    )
+    parser.add_argument(
         "--attach",
         metavar="PORT:DATA_DIR",
         help="measure the stores of an earlier run's cluster, left running",
@@ -481,8 +502,8 @@ def main() -> None:
 
     from tests.support.pgcluster import PgCluster, find_pg_bin, start_cluster
 
-    if args.attach and args.db == "sqlite":
-        parser.error("--attach measures a PostgreSQL cluster's stores")
+    if (args.attach or args.keep) and args.db == "sqlite":
+        parser.error("--attach and --keep are for a PostgreSQL cluster's stores")
     if args.attach:
         port, data = args.attach.split(":", 1)
         as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
@@ -523,7 +544,16 @@ def main() -> None:
         for b in (small, big):
             b.client.close()
             b.store.close()
-    finally:
+    except BaseException:
+        cluster.stop()
+        raise
+    if args.keep:
+        print(
+            f"\ncluster left running: --attach {cluster.port}:{cluster.data_dir} "
+            f"(stop: pg_ctl -D {cluster.data_dir} stop, then delete {cluster.data_dir.parent})",
+            flush=True,
+        )
+    else:
         cluster.stop()
 
 
