@@ -424,6 +424,10 @@ def explain(cluster: Any, big: Built, directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     rng = random.Random(77)
     for kind, (path, params) in _queries(big, rng).items():
+        if kind == "datasets cursor":
+            # The page the reads time: the one after the offset page, by its cursor.
+            _, first = _get(big.client, path, params)
+            params = {"limit": 100, "cursor": first["nextCursor"]}
         before = log.stat().st_size
         _get(big.client, path, params)
         with log.open(errors="replace") as handle:
@@ -447,6 +451,9 @@ def explain_sqlite(big: Built, directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     rng = random.Random(77)
     for kind, (path, params) in _queries(big, rng).items():
+        if kind == "datasets cursor":
+            _, first = _get(big.client, path, params)
+            params = {"limit": 100, "cursor": first["nextCursor"]}
         ran.clear()
         sa.event.listen(big.store.engine, "before_cursor_execute", keep)
         try:
