@@ -28,6 +28,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from headwater.errors import HeadwaterError, NotFoundError
+from headwater.store.checkpoint import truncate_large_wal
 from headwater.store.dialects import UNVERSIONED_OPTION
 from headwater.store.tables import metadata
 from headwater.store.transactions import now_utc, translate, write_transaction
@@ -213,8 +214,13 @@ def prune_audit(engine: sa.Engine, before: datetime) -> int:
     """
     with write_transaction(engine, records=False) as conn:
         conn.execution_options(**{UNVERSIONED_OPTION: True})  # no read answer shows it
-        done = conn.execute(sa.delete(audit_log).where(audit_log.c.at < before))
-        return int(done.rowcount or 0)
+        deleted = int(
+            conn.execute(sa.delete(audit_log).where(audit_log.c.at < before)).rowcount or 0
+        )
+    if deleted:
+        # One statement: the first prune of a long log writes a WAL that size.
+        truncate_large_wal(engine)
+    return deleted
 
 
 def read_audit(

@@ -15,6 +15,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 from headwater.errors import StoreError
+from headwater.store.checkpoint import truncate_large_wal
 
 __all__ = ["check_current", "current_revision", "downgrade", "head_revision", "upgrade"]
 
@@ -30,7 +31,13 @@ def _config(connection: sa.Connection | None = None) -> Config:
 
 def upgrade(engine: sa.Engine, revision: str = "head") -> None:
     with engine.begin() as conn:
+        before = MigrationContext.configure(conn).get_current_revision()
         command.upgrade(_config(conn), revision)
+        migrated = MigrationContext.configure(conn).get_current_revision() != before
+    if migrated:
+        # The migrations ran in one transaction; one that indexed or filled a
+        # big table left a WAL that size, which the first write would cut down.
+        truncate_large_wal(engine)
 
 
 def downgrade(engine: sa.Engine, revision: str) -> None:
