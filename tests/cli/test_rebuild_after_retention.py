@@ -1,8 +1,8 @@
 """``rebuild --from-raw`` after retention: every table of the rebuilt store equals the pruned
 store's but for what deleted events had set, as docs/server.md states it, and the rebuilt
 store keeps the retention floor (an old event sent to it is still refused). The nights
-carry changing job owners and declarations, and an owner the API took off, so their
-histories compare too."""
+carry changing job owners and declarations, an input's changing owners and assertions, and
+an owner the API took off, so their histories compare too."""
 
 from __future__ import annotations
 
@@ -50,7 +50,13 @@ def test_rebuild_after_retention_differs_only_in_first_seen_times(tmp_path: Path
         done = prune(store.engine, KEEP, now=NOW, settle=0)
         assert done.runs > 0
         pruned = dump(store)
-    histories = ("job_ownership_history", "job_declaration_history", "owner_history", "owners")
+    histories = (
+        "job_ownership_history",
+        "job_declaration_history",
+        "owner_history",
+        "owners",
+        "dataset_facet_history",
+    )
     assert all(pruned[name] for name in histories)
     # FORCE_COLOR makes rich take stderr for a terminal, where the progress bar shows.
     result = CliRunner().invoke(

@@ -4,6 +4,10 @@ each time), and a dashboard's JobEvents declare what it reads on nights 10, 40 a
 
 With the 90-day window the owners in force at the cutoff were sent on night 50, whose
 run nothing else keeps; the declaration in force then was made on night 40.
+
+``agg.revenue``'s run reading ``clean/orders`` sends owners and assertions on that input
+(dataset facets, which make no version) every 25th night from night 17: those in force
+at the cutoff were sent on night 42, whose run nothing else keeps.
 """
 
 from __future__ import annotations
@@ -45,6 +49,18 @@ def owned_night(day: int) -> list[dict[str, Any]]:
             if event["job"]["name"] == "clean.orders" and event["eventType"] == "COMPLETE":
                 owners = [{"name": f"team:{day // 25}", "type": "team"}]
                 event["job"]["facets"]["ownership"] = facet(owners=owners)
+    if day % 25 == 17:
+        for event in events:
+            if event["job"]["name"] == "agg.revenue" and event["eventType"] == "COMPLETE":
+                read = {**event["inputs"][0], "facets": dict(event["inputs"][0]["facets"])}
+                read["facets"]["ownership"] = facet(
+                    owners=[{"name": f"readers:{day // 25}", "type": "team"}]
+                )
+                passed = day // 25 % 2 == 0
+                read["facets"]["dataQualityAssertions"] = facet(
+                    assertions=[{"assertion": "not_null", "column": "id", "success": passed}]
+                )
+                event["inputs"] = [read]
     if day in DECLARED:
         events.append(_declaration(day))
     return events

@@ -39,6 +39,7 @@ from headwater.events.parse import ParsedEvent, parse_event
 from headwater.store import fingerprints, rules
 from headwater.store import tables as t
 from headwater.store.chunking import chunks
+from headwater.store.dataset_facet_history import dataset_facet_history
 from headwater.store.extract import Facts
 from headwater.store.keys import DatasetKey, dataset_node
 from headwater.store.namespace_rules import Normaliser, symlink_identifiers
@@ -211,6 +212,8 @@ def _delete(
         sa.delete(f).where(f.c.kind.in_(("dataset", "input", "output")), f.c.subject == node)
     )
     conn.execute(sa.delete(t.event_subjects).where(t.event_subjects.c.subject == node))
+    history = dataset_facet_history
+    conn.execute(sa.delete(history).where(history.c.subject == node))
     cl = t.column_lineage
     # The columns it wrote go; those it fed are written again with its events.
     fingerprints.delete_dataset(conn, dataset_id)

@@ -27,6 +27,8 @@ answer at or after the cutoff stay as they were:
   created before the cutoff (its version at the cutoff), and the run whose
   event sent the job's ``ownership`` facet in force at the cutoff
   (``job_ownership_history``; its other runs' rows go with them);
+* for each dataset, the runs whose inputs sent the dataset facets in force at
+  the cutoff (``dataset_facet_history``; its other runs' rows go with them);
 * the parent runs of those runs;
 * every run with an event at or after the cutoff, and every row no run owns:
   namespaces, datasets, jobs, job versions, column-lineage edges, tags, the
@@ -47,7 +49,14 @@ from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 
-from headwater.store import dialects, drift_outbox, fingerprints, job_ownership, producers
+from headwater.store import (
+    dataset_facet_history,
+    dialects,
+    drift_outbox,
+    fingerprints,
+    job_ownership,
+    producers,
+)
 from headwater.store import tables as t
 from headwater.store.chunking import chunks
 from headwater.store.tables import metadata
@@ -178,6 +187,7 @@ def protected_runs(conn: sa.Connection, cutoff: datetime) -> set[str]:
         )
         kept.update(conn.scalars(sa.select(latest.c.uuid).where(latest.c.rank == 1)))
     kept |= job_ownership.in_force_runs(conn, cutoff)
+    kept |= dataset_facet_history.in_force_runs(conn, cutoff)
     # Their parents (an action's application run), up the chain.
     frontier = set(kept)
     while frontier:
@@ -268,6 +278,8 @@ def _delete_runs(conn: sa.Connection, uuids: list[str], into: Pruned) -> None:
     conn.execute(sa.delete(t.event_subjects).where(t.event_subjects.c.subject.in_(nodes)))
     owned = job_ownership.job_ownership_history
     conn.execute(sa.delete(owned).where(owned.c.run_uuid.in_(uuids)))
+    sent = dataset_facet_history.dataset_facet_history
+    conn.execute(sa.delete(sent).where(sent.c.run_uuid.in_(uuids)))
     conn.execute(sa.delete(t.run_inputs).where(t.run_inputs.c.run_uuid.in_(uuids)))
     conn.execute(sa.delete(t.run_outputs).where(t.run_outputs.c.run_uuid.in_(uuids)))
     into.runs += conn.execute(sa.delete(t.runs).where(t.runs.c.uuid.in_(uuids))).rowcount or 0

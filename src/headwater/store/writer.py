@@ -24,6 +24,7 @@ import sqlalchemy as sa
 
 from headwater.events.parse import ParsedEvent
 from headwater.store import (
+    dataset_facet_history,
     declared_io,
     derive,
     dialects,
@@ -134,6 +135,7 @@ class Writer:
         derive.after_batch(conn, self.sql, self.dataset_ids, facts)
         declared_io.record(conn, new, self.names)
         job_ownership.record(conn, new, self.names)
+        dataset_facet_history.record(conn, new, self.names)
         if self.names is not None and self.names.rules.resolve_symlinks:
             folded = fold.fold_linked_names(
                 conn, new, self.names, self._rewrite, self.sql, self.dataset_ids,
@@ -149,6 +151,7 @@ class Writer:
         derive.after_batch(conn, self.sql, self.dataset_ids, facts)
         declared_io.record(conn, events, self.names)
         job_ownership.record(conn, events, self.names)
+        dataset_facet_history.record(conn, events, self.names)
 
     def _count_arrivals(self, conn: sa.Connection, arrived: Iterable[ParsedEvent],
                         stored: Iterable[ParsedEvent], received: datetime) -> None:

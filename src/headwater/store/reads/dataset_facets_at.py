@@ -1,11 +1,12 @@
 """The newest facet of one name sent about each dataset, now or as of a time.
 
 A facet about a dataset is kept by the dataset's node id (a run's input or output
-facet, per run; the dataset's own facet, latest only) and, when a DatasetEvent
-sent it, with the dataset version that event makes. As of a time the node-keyed
-rows alone would hide a facet a later DatasetEvent replaced, so the versions'
-facets count too; the newest is the greatest (event time, event hash), whatever
-order the events arrived in.
+facet, per run; the dataset's own facet, latest only), with the dataset version
+an output or a DatasetEvent makes, and, for one a run's input sent (which makes
+no version), in ``dataset_facet_history``. As of a time the node-keyed rows alone
+would hide a facet a later event replaced, so the versions' facets and the
+inputs' history count too; the newest is the greatest (event time, event hash),
+whatever order the events arrived in.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.store import tables as t
+from headwater.store.dataset_facet_history import dataset_facet_history
 from headwater.store.reads.common import chunks, dataset_ids, naive, split_node_key
 
 __all__ = ["newest_dataset_facets"]
 
-_f, _v = t.facets, t.dataset_versions
+_f, _v, _h = t.facets, t.dataset_versions, dataset_facet_history
 
 
 def newest_dataset_facets(
@@ -34,8 +36,9 @@ def newest_dataset_facets(
     """The payload of the newest facet ``name`` about each dataset node id in ``subjects``.
 
     ``by_node`` says which facets kept by node id count (a condition on ``facets``).
-    With ``as_of``, only facets sent at or before it, those kept with a DatasetEvent's
-    version included.
+    With ``as_of``, only facets sent at or before it, those kept with a dataset
+    version and those a run's inputs sent included (``name`` one of
+    ``HISTORY_FACETS`` for the latter).
     """
     until = [_f.c.event_time <= naive(as_of)] if as_of is not None else []
     newest: dict[str, tuple[datetime, str, Any]] = {}
@@ -68,4 +71,11 @@ def newest_dataset_facets(
                 )
             ):
                 offer(node_of[row.dataset_id], row.event_time, row.event_hash, row.payload)
+        for part in chunks(sorted(set(subjects))):
+            for row in conn.execute(
+                sa.select(_h.c.subject, _h.c.event_time, _h.c.event_hash, _h.c.payload).where(
+                    _h.c.subject.in_(part), _h.c.name == name, _h.c.event_time <= naive(as_of)
+                )
+            ):
+                offer(row.subject, row.event_time, row.event_hash, row.payload)
     return {subject: payload for subject, (_, _, payload) in newest.items()}

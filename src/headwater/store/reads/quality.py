@@ -1,12 +1,12 @@
 """A dataset's quality facets as stored, one group per run (``GET /api/v2/datasets/{id}/quality``).
 
-The write path already keeps every facet raw in ``facets``: a run's
+The write path keeps every facet raw in ``facets``: a run's
 ``inputFacets``/``outputFacets`` per (dataset, run), an output's dataset facets
-per dataset version, and a dataset's latest dataset facets. Quality is read
-from those rows, so ingest pays nothing for it. A read-only input's dataset
-facets are kept only as the latest (they belong to no version); that row joins
-the run (or version) of the event that sent it when that one's own rows are
-present, and stands alone otherwise.
+per dataset version, and a dataset's latest dataset facets; and every quality
+facet sent on a read-only input's dataset, which belongs to no version, in
+``dataset_facet_history``. Quality is read from those rows. An input's dataset
+facet joins the run (or version) of the event that sent it when that one's own
+rows are present, and stands alone otherwise.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.store import tables as t
+from headwater.store.dataset_facet_history import dataset_facet_history
 from headwater.store.reads.common import naive
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope
 
@@ -26,12 +27,14 @@ __all__ = ["quality_facets"]
 _f, _dv, _r, _j, _ns = t.facets, t.dataset_versions, t.runs, t.jobs, t.namespaces
 
 
-def _in_window(since: datetime | None, until: datetime | None) -> list[sa.ColumnElement[bool]]:
+def _in_window(
+    since: datetime | None, until: datetime | None, column: sa.ColumnElement[Any] = _f.c.event_time
+) -> list[sa.ColumnElement[bool]]:
     where = []
     if since is not None:
-        where.append(_f.c.event_time >= naive(since))
+        where.append(column >= naive(since))
     if until is not None:
-        where.append(_f.c.event_time < naive(until))
+        where.append(column < naive(until))
     return where
 
 
@@ -90,7 +93,18 @@ def quality_facets(
         _f.c.event_hash,
         _f.c.kind,
     ).where(_f.c.kind == "dataset", _f.c.subject == node_id, _f.c.name.in_(names), *window)
-    rows = [row for query in (per_run, per_version, latest) for row in conn.execute(query)]
+    h = dataset_facet_history
+    sent_by_inputs = sa.select(
+        sa.literal("").label("run_uuid"),
+        sa.null().label("version"),
+        h.c.name,
+        h.c.payload,
+        h.c.event_time,
+        h.c.event_hash,
+        sa.literal("dataset").label("kind"),
+    ).where(h.c.subject == node_id, h.c.name.in_(names), *_in_window(since, until, h.c.event_time))
+    queries = (per_run, per_version, latest, sent_by_inputs)
+    rows = [row for query in queries for row in conn.execute(query)]
     groups: dict[str, dict[str, Any]] = {}
     # The run or version each event's per-run or per-version rows belong to.
     owner = {row.event_hash: row.run_uuid or row.version for row in rows if row.kind != "dataset"}
