@@ -6,12 +6,17 @@ propagated tags are too (the walk itself: :mod:`headwater.graph.tags`).
 
 * **Edges** (:func:`column_edges`): for each (job, output dataset), the
   ``columnLineage`` facet of the output version written by the job's latest
-  run (greatest (``runs.created_at``, ``uuid``)) that reported one, among runs
-  started at or before ``as_of``. The facet is the version's latest by (event
-  time, hash). So a job's new run that stops reading a column retracts the
-  edge from then on, and an earlier ``as_of`` still sees it. The ranking runs
-  in the database (``row_number``), so one payload per (job, dataset) is read:
-  on a 40,000-event store a compliance report takes about 65 ms on SQLite.
+  run (greatest (``runs.created_at``, ``uuid``)) that had reported one by
+  ``as_of``, among runs started at or before it. The facet is the one the
+  run's newest event (by event time, then hash) at or before ``as_of`` sent. So
+  a job's new run that stops reading a column retracts the edge from then on,
+  and an earlier ``as_of`` still sees it. The ranking runs in the database
+  (``row_number``), so one payload per (job, dataset) is read: on a
+  40,000-event store a compliance report takes about 65 ms on SQLite. A run
+  still going at ``as_of`` whose stored facet came later (its START before,
+  its COMPLETE after) is read back from its raw events up to ``as_of``
+  (:mod:`~headwater.store.reads.run_facets_at`, which says how such runs are
+  found); only those runs pay for it.
 * **Tags** (:func:`tag_assignments`): assignments (from ``tags`` facets,
   schema field tags and the API) whose ``created_at`` is at or before ``as_of``,
   and those the API took off after ``as_of`` (``tag_history``).
@@ -32,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 
@@ -42,6 +47,7 @@ from headwater.store.job_ownership import job_ownership_history
 from headwater.store.keys import field_node, job_node
 from headwater.store.reads.common import chunks, dataset_ids, naive, split_node_key
 from headwater.store.reads.dataset_facets_at import newest_dataset_facets
+from headwater.store.reads.run_facets_at import RunFacet, run_facets_at
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope
 
 __all__ = [
@@ -69,24 +75,32 @@ _IS_LINEAGE = sa.and_(_f.c.kind == "dataset_version", _f.c.run_uuid == "",
 
 
 def _latest_lineage(as_of: bool) -> sa.Select[Any]:
-    """The columnLineage facet of each (job, output dataset)'s latest run that has one
-    (started at or before the parameter ``as_of`` when ``as_of``). Ranked in SQL, so
-    only the payloads in force leave the database."""
+    """The columnLineage facet of each (job, output dataset)'s latest run that has one.
+
+    With ``as_of`` (the parameter): among runs started at or before it, ranked apart
+    by whether the facet was sent at or before it, so each (job, dataset) gives the
+    latest run whose facet was settled by then, plus every run whose facet was sent
+    later (the straddling runs, few: those still going then). Ranked in SQL, so only
+    those payloads leave the database."""
     where = [_IS_LINEAGE] + ([_r.c.created_at <= sa.bindparam("as_of")] if as_of else [])
+    sent_after = _f.c.event_time > sa.bindparam("as_of")
+    partition = (_r.c.job_id, _v.c.dataset_id) + ((sent_after,) if as_of else ())
     ranked = (
         sa.select(_f.c.id.label("facet_id"), sa.func.row_number().over(
-            partition_by=(_r.c.job_id, _v.c.dataset_id),
+            partition_by=partition,
             order_by=(_r.c.created_at.desc(), _r.c.uuid.desc())).label("rank"))
         .select_from(_LINEAGE_FACETS).where(*where).subquery("ranked"))
     return (
         sa.select(_f.c.payload, _jns.c.name.label("job_namespace"), _j.c.name.label("job_name"),
-                  _dns.c.name.label("namespace"), _d.c.name.label("name"))
+                  _dns.c.name.label("namespace"), _d.c.name.label("name"),
+                  _f.c.event_time.label("sent_at"), _r.c.created_at, _r.c.uuid.label("run_uuid"),
+                  _r.c.job_id, _v.c.dataset_id, _v.c.uuid.label("version"))
         .select_from(
             ranked.join(_f, _f.c.id == ranked.c.facet_id).join(_v, _v.c.uuid == _f.c.subject)
             .join(_r, _r.c.uuid == _v.c.run_uuid).join(_j, _j.c.id == _r.c.job_id)
             .join(_jns, _jns.c.id == _j.c.namespace_id).join(_d, _d.c.id == _v.c.dataset_id)
             .join(_dns, _dns.c.id == _d.c.namespace_id))
-        .where(ranked.c.rank == 1))
+        .where(sa.or_(ranked.c.rank == 1, sent_after) if as_of else ranked.c.rank == 1))
 
 
 # Built once (building and cache-keying a statement costs more than small reads).
@@ -127,14 +141,64 @@ class BlockRow:
 
 def column_edges(conn: sa.Connection, as_of: datetime | None) -> list[EdgeRow]:
     """Every column edge in force at ``as_of`` (now when None); see the module doc."""
-    rows = (conn.execute(_CURRENT) if as_of is None
-            else conn.execute(_AS_OF, {"as_of": naive(as_of)}))
+    rows = conn.execute(_CURRENT) if as_of is None else _lineage_at(conn, as_of)
     edges: set[EdgeRow] = set()
     for row in rows:
         job = job_node(row.job_namespace, row.job_name)
         edges.update(_facet_edges(row.payload, row.namespace, row.name, job))
     return sorted(edges, key=lambda e: (e.source, e.target, e.job, e.transformation_type,
                                         e.transformation_subtype))
+
+
+class _Lineage(NamedTuple):
+    """A columnLineage payload in force and whose it is (a row of ``_AS_OF`` has these)."""
+
+    payload: Any
+    job_namespace: str
+    job_name: str
+    namespace: str
+    name: str
+
+
+def _lineage_at(conn: sa.Connection, as_of: datetime) -> list[Any]:
+    """The facet row in force at ``as_of`` of each (job, output dataset): its latest run's
+    facet as sent by then. A run whose stored facet was sent after ``as_of`` and that is
+    newer than the latest settled one is read back from its events up to ``as_of``
+    (:mod:`~headwater.store.reads.run_facets_at`); one that had sent none by then leaves
+    the next run in force."""
+    when = naive(as_of)
+    assert when is not None
+    settled: dict[tuple[int, int], Any] = {}
+    straddling: dict[tuple[int, int], list[Any]] = {}
+    for row in conn.execute(_AS_OF, {"as_of": when}):
+        key = (row.job_id, row.dataset_id)
+        if row.sent_at <= when:
+            settled[key] = row
+        else:
+            straddling.setdefault(key, []).append(row)
+    if not straddling:
+        return list(settled.values())
+    newer: dict[tuple[int, int], list[Any]] = {}
+    for key, rows in straddling.items():
+        floor = settled.get(key)
+        newer[key] = sorted(
+            (row for row in rows
+             if floor is None or (row.created_at, row.run_uuid) > (floor.created_at,
+                                                                     floor.run_uuid)),
+            key=lambda row: (row.created_at, row.run_uuid), reverse=True)
+    sent = run_facets_at(conn, [RunFacet(row.run_uuid, "dataset_version", row.version,
+                                         "columnLineage")
+                                for rows in newer.values() for row in rows], as_of)
+    in_force = dict(settled)
+    for key, rows in newer.items():
+        for row in rows:
+            then = sent.get(RunFacet(row.run_uuid, "dataset_version", row.version,
+                                     "columnLineage"))
+            if then is not None:
+                in_force[key] = _Lineage(then.payload, row.job_namespace, row.job_name,
+                                         row.namespace, row.name)
+                break
+    return list(in_force.values())
 
 
 def _facet_edges(facet: Any, namespace: str, name: str, job: str) -> Iterable[EdgeRow]:
