@@ -18,6 +18,7 @@ import pytest
 import sqlalchemy as sa
 
 from headwater.store import Store, access, dialects, migrate
+from headwater.store.retention import prune
 from tests.store.builders import record
 from tests.store.generate import generate
 
@@ -86,6 +87,19 @@ def test_opening_an_up_to_date_store_leaves_the_wal_alone(filled) -> None:  # no
         assert before > LIMIT
         with Store.open(url):  # a second process opening it: no migration ran, nothing is done
             assert _wal_bytes(path) == before
+
+
+def test_retention_leaves_the_wal_within_the_limit(filled) -> None:  # noqa: ANN001
+    url, path, counts = filled
+    with Store.open(url) as store:
+        with store.engine.connect() as conn:
+            newest = conn.scalar(sa.text("SELECT max(updated_at) FROM runs"))
+        newest = newest if isinstance(newest, datetime) else datetime.fromisoformat(newest)
+        done = prune(store.engine, timedelta(hours=6), now=newest, settle=0, batch=20)
+        assert done.runs > 0 and done.transactions > 1
+        assert _wal_bytes(path) <= LIMIT
+        assert store.counts()["runs"] == counts["runs"] - done.runs
+        _intact(path)
 
 
 def test_pruning_the_audit_log_leaves_the_wal_within_the_limit(filled) -> None:  # noqa: ANN001

@@ -15,7 +15,8 @@
 3. drops the per-producer hours before the cutoff, and the drifts queued for
    the drift webhook before it;
 4. on SQLite in incremental auto-vacuum mode, gives the freed pages back to
-   the file system a bounded step at a time.
+   the file system a bounded step at a time, and truncates the write-ahead
+   log if these transactions left it larger than SQLite keeps it.
 
 Never deleted (**protected**), so the current graph and every ``asOf``
 answer at or after the cutoff stay as they were:
@@ -58,6 +59,7 @@ from headwater.store import (
     producers,
 )
 from headwater.store import tables as t
+from headwater.store.checkpoint import truncate_large_wal
 from headwater.store.chunking import chunks
 from headwater.store.tables import metadata
 from headwater.store.transactions import now_utc, write_transaction
@@ -330,6 +332,9 @@ def prune(
         done.producer_hours = producers.prune(conn, cutoff)
         done.queued_drifts = drift_outbox.prune(conn, cutoff)
     done.vacuumed_pages = _incremental_vacuum(engine)
+    # Only a Store's own commits wake its checkpointer, so the WAL these
+    # transactions left may be as large as SQLite's autocheckpoint backstop.
+    truncate_large_wal(engine)
     done.seconds = time.perf_counter() - began
     logger.info(
         "retention before %s: %d runs, %d raw events, %d dataset versions deleted "
