@@ -24,6 +24,7 @@ from headwater.config import Settings
 from headwater.server.app import create_app
 from headwater.store import Store
 from tests.api.classification_events import RAW_EMAIL, SILVER, edge, events, lineage, run_id
+from tests.api.test_root_cause import NS, _assertions, _run
 from tests.store.builders import dataset, record, run_event
 
 MIRROR = "/mirror/customers"
@@ -99,3 +100,54 @@ def test_the_compliance_report_follows_the_lineage_in_force_then(client: TestCli
         report = response.json()
         assert (ADDR in {f["column"] for f in report["flows"]}) is pii, as_of
         assert ("job:ns:mirror" in {j["nodeId"] for j in report["jobs"]}) is pii, as_of
+
+
+# -- assertions ------------------------------------------------------------------------
+
+MID = f"dataset:{NS}:mid"
+
+
+def _check(event_type: str, hour: int, run: int, *results: tuple[str, str, bool]) -> Any:
+    return run_event(
+        event_type,
+        f"2026-03-10T{hour:02d}:00:00Z",
+        _run(run),
+        job="dq",
+        namespace=NS,
+        inputs=[_assertions(*results)],
+        outputs=[dataset(NS, "report")],
+    )
+
+
+ASSERTION_EVENTS = [
+    # Run 40 finds two failures.
+    _check("COMPLETE", 1, 40, ("not_null", "amount", False), ("unique", "id", False)),
+    # Run 41 STARTs with every assertion passing; its COMPLETE brings one failure.
+    _check("START", 3, 41, ("not_null", "amount", True), ("unique", "id", True)),
+    _check("COMPLETE", 5, 41, ("not_null", "amount", False), ("unique", "id", True)),
+]
+
+#: asOf -> mid's failedAssertions mark then (absent: none).
+MARKS = {
+    "2026-03-10T00:00:00Z": None,  # before any assertion
+    "2026-03-10T02:00:00Z": 2,  # run 40's
+    "2026-03-10T04:00:00Z": None,  # inside run 41: its START's, all passing
+    "2026-03-10T06:00:00Z": 1,  # after run 41's COMPLETE
+    None: 1,
+}
+
+
+@pytest.mark.parametrize("order", list(ORDERS))
+def test_assertions_a_run_sends_after_as_of_do_not_mark_the_node_then(
+    store: Store, order: str
+) -> None:
+    for lot in ORDERS[order](ASSERTION_EVENTS):
+        record(store, lot)
+    with TestClient(create_app(Settings(), store)) as client:
+        for as_of, mark in MARKS.items():
+            response = client.get(
+                "/api/v2/lineage", params=_params(as_of, nodeId=MID, direction="downstream")
+            )
+            assert response.status_code == 200, response.text
+            [node] = [n for n in response.json()["nodes"] if n["id"] == MID]
+            assert (node["data"] or {}).get("failedAssertions") == mark, as_of

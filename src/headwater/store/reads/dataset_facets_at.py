@@ -20,6 +20,7 @@ import sqlalchemy as sa
 from headwater.store import tables as t
 from headwater.store.dataset_facet_history import dataset_facet_history
 from headwater.store.reads.common import chunks, dataset_ids, naive, split_node_key
+from headwater.store.reads.run_facets_at import straddling_dataset_facets
 
 __all__ = ["newest_dataset_facets"]
 
@@ -71,6 +72,9 @@ def newest_dataset_facets(
                 )
             ):
                 offer(node_of[row.dataset_id], row.event_time, row.event_hash, row.payload)
+        # A run going on at as_of keeps only the facet its later event sent: read back.
+        for subject, sent in straddling_dataset_facets(conn, node_of, name, by_node, as_of):
+            offer(subject, *sent)
         for part in chunks(sorted(set(subjects))):
             for row in conn.execute(
                 sa.select(_h.c.subject, _h.c.event_time, _h.c.event_hash, _h.c.payload).where(
