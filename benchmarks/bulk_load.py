@@ -44,6 +44,7 @@ import synthetic
 from headwater.events import parse_event
 from headwater.events.canonical import canonical_bytes, content_hash
 from headwater.store import namespace_counts
+from headwater.store.checkpoint import truncate_large_wal
 from headwater.store.derive import _JOB_VERSION_NS
 from headwater.store.fingerprints import digests, edge_input
 from headwater.store.keys import dataset_node, dataset_version_uuid, job_node, name_uuid, run_node
@@ -586,12 +587,10 @@ def load(
             conn.exec_driver_sql("SET session_replication_role = DEFAULT")
     if not postgres:
         # The load's one transaction leaves a write-ahead log the size of the
-        # store; the store's journal_size_limit would make the next commit (the
-        # first ingested event) cut it down while holding the write lock, ~0.27 ms
-        # per MB. Truncating it here keeps that cost in the load, where it belongs.
+        # store, which the first ingested event would cut down: the cost stays
+        # in the load, as after the store's own migrations.
         began = time.perf_counter()
-        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        truncate_large_wal(engine)
         report.seconds["wal truncate"] = time.perf_counter() - began
     report.seconds["total"] = time.perf_counter() - started
     return report
