@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from headwater.events.parse import parse_event
-from headwater.store import Store, aliases, fold, namespace_check, tags
+from headwater.store import Store, aliases, fold, migrate, namespace_check, tags
 from headwater.store import store as store_module
 from headwater.store import tables as t
 from headwater.store.extract import Facts
@@ -59,9 +59,16 @@ SPARK = complete_event(
         }
     ],
 )
-# A query engine reads the table, and reads another table of the catalog.
+# A query engine reads the table, sending its owners on the input (kept per event in
+# dataset_facet_history), and reads another table of the catalog.
+OWNERS = {"owners": [{"name": "team:silver", "type": "team"}]}
 TRINO = complete_event(
-    "report", 3, inputs=[HIVE, {"namespace": "hive://metastore", "name": "silver.x"}]
+    "report",
+    3,
+    inputs=[
+        {**HIVE, "facets": {"ownership": OWNERS}},
+        {"namespace": "hive://metastore", "name": "silver.x"},
+    ],
 )
 # A loader writes the table by its catalog name, with a schema and column lineage.
 LOADER = complete_event(
@@ -146,6 +153,20 @@ def test_the_table_named_first_joins_its_location_when_the_link_arrives(db_url: 
             record(again, *EVENTS, relinked)
             expected_again = _lineage_dump(again)
         assert _lineage_dump(store) == expected_again
+
+
+def test_the_migration_fills_the_input_facets_under_the_names_the_rules_stored(
+    db_url: str,
+) -> None:
+    with emptied_store(db_url, RULES) as store:
+        record(store, *EVENTS)
+        written = dump(store)["dataset_facet_history"]
+        assert [json.loads(row)["subject"] for row in written] == [
+            dataset_node("s3://lake", "silver/orders")
+        ]
+        migrate.downgrade(store.engine, "0023")
+        migrate.upgrade(store.engine)
+        assert dump(store)["dataset_facet_history"] == written
 
 
 def test_a_namespace_left_empty_goes_with_the_table(db_url: str) -> None:

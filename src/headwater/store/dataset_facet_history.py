@@ -80,13 +80,12 @@ def _rows(events: Iterable[ParsedEvent], names: Normaliser | None) -> list[dict[
         if ev.kind == "dataset":
             continue
         for key, facets in versionless_facets(ev.event):
-            if names is not None:
-                key = names.dataset(key)
-            for name in HISTORY_FACETS:
-                payload = facets.get(name)
-                if payload is None:
-                    continue  # a null facet carries nothing, as in ``facets``
-                subject = dataset_node(*key)
+            # A null facet carries nothing, as in ``facets``.
+            sent = [(name, facets[name]) for name in HISTORY_FACETS if facets.get(name) is not None]
+            if not sent:
+                continue
+            subject = dataset_node(*(key if names is None else names.dataset(key)))
+            for name, payload in sent:
                 # The first an event sends about a dataset counts, as in ``facets``.
                 rows.setdefault(
                     (subject, name, ev.event_hash),
