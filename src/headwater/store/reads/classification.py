@@ -34,10 +34,10 @@ propagated tags are too (the walk itself: :mod:`headwater.graph.tags`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -74,37 +74,52 @@ _IS_LINEAGE = sa.and_(_f.c.kind == "dataset_version", _f.c.run_uuid == "",
                       _f.c.name == "columnLineage")
 
 
-def _latest_lineage(as_of: bool) -> sa.Select[Any]:
-    """The columnLineage facet of each (job, output dataset)'s latest run that has one.
+_NAMES = (_f.c.payload, _jns.c.name.label("job_namespace"), _j.c.name.label("job_name"),
+          _dns.c.name.label("namespace"), _d.c.name.label("name"))
+_SENT_AFTER = _f.c.event_time > sa.bindparam("as_of")
 
-    With ``as_of`` (the parameter): among runs started at or before it, ranked apart
-    by whether the facet was sent at or before it, so each (job, dataset) gives the
-    latest run whose facet was settled by then, plus every run whose facet was sent
-    later (the straddling runs, few: those still going then). Ranked in SQL, so only
-    those payloads leave the database."""
-    where = [_IS_LINEAGE] + ([_r.c.created_at <= sa.bindparam("as_of")] if as_of else [])
-    sent_after = _f.c.event_time > sa.bindparam("as_of")
-    partition = (_r.c.job_id, _v.c.dataset_id) + ((sent_after,) if as_of else ())
+
+def _ranked_lineage(where: list[sa.ColumnElement[bool]], partition: tuple[Any, ...],
+                    columns: tuple[Any, ...], keep: sa.ColumnElement[bool] | None
+                    ) -> sa.Select[Any]:
+    """The columnLineage facets ``where`` selects, numbered newest run first (by
+    ``runs.created_at``, ``uuid``) within each ``partition``; those numbered 1 (or that
+    ``keep`` keeps), with ``columns``. Ranked in SQL, so only those payloads leave the
+    database."""
     ranked = (
         sa.select(_f.c.id.label("facet_id"), sa.func.row_number().over(
             partition_by=partition,
             order_by=(_r.c.created_at.desc(), _r.c.uuid.desc())).label("rank"))
-        .select_from(_LINEAGE_FACETS).where(*where).subquery("ranked"))
+        .select_from(_LINEAGE_FACETS).where(_IS_LINEAGE, *where).subquery("ranked"))
+    first = ranked.c.rank == 1
     return (
-        sa.select(_f.c.payload, _jns.c.name.label("job_namespace"), _j.c.name.label("job_name"),
-                  _dns.c.name.label("namespace"), _d.c.name.label("name"),
-                  _f.c.event_time.label("sent_at"), _r.c.created_at, _r.c.uuid.label("run_uuid"),
-                  _r.c.job_id, _v.c.dataset_id, _v.c.uuid.label("version"))
+        sa.select(*columns)
         .select_from(
             ranked.join(_f, _f.c.id == ranked.c.facet_id).join(_v, _v.c.uuid == _f.c.subject)
             .join(_r, _r.c.uuid == _v.c.run_uuid).join(_j, _j.c.id == _r.c.job_id)
             .join(_jns, _jns.c.id == _j.c.namespace_id).join(_d, _d.c.id == _v.c.dataset_id)
             .join(_dns, _dns.c.id == _d.c.namespace_id))
-        .where(sa.or_(ranked.c.rank == 1, sent_after) if as_of else ranked.c.rank == 1))
+        .where(first if keep is None else sa.or_(first, keep)))
 
 
+_BY_JOB_AND_DATASET = (_r.c.job_id, _v.c.dataset_id)
+_STARTED = _r.c.created_at <= sa.bindparam("as_of")
 # Built once (building and cache-keying a statement costs more than small reads).
-_CURRENT, _AS_OF = _latest_lineage(False), _latest_lineage(True)
+#: Each (job, dataset)'s latest run's facet.
+_CURRENT = _ranked_lineage([], _BY_JOB_AND_DATASET, _NAMES, None)
+#: ... among runs started at or before ``as_of``, with the time the facet was sent.
+_AS_OF = _ranked_lineage([_STARTED], _BY_JOB_AND_DATASET,
+                         (*_NAMES, _f.c.event_time.label("sent_at"), *_BY_JOB_AND_DATASET),
+                         None)
+#: ... of the ``jobs``' runs, ranked apart by whether the facet was sent after ``as_of``:
+#: each (job, dataset)'s latest run whose facet was sent by then, and every run whose
+#: facet was sent later (those still going then).
+_IN_FLIGHT = _ranked_lineage(
+    [_STARTED, _r.c.job_id.in_(sa.bindparam("jobs", expanding=True))],
+    (*_BY_JOB_AND_DATASET, _SENT_AFTER),
+    (*_NAMES, _f.c.event_time.label("sent_at"), *_BY_JOB_AND_DATASET, _r.c.created_at,
+     _r.c.uuid.label("run_uuid"), _v.c.uuid.label("version")),
+    _SENT_AFTER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,43 +156,58 @@ class BlockRow:
 
 def column_edges(conn: sa.Connection, as_of: datetime | None) -> list[EdgeRow]:
     """Every column edge in force at ``as_of`` (now when None); see the module doc."""
-    rows = conn.execute(_CURRENT) if as_of is None else _lineage_at(conn, as_of)
     edges: set[EdgeRow] = set()
-    for row in rows:
-        job = job_node(row.job_namespace, row.job_name)
-        edges.update(_facet_edges(row.payload, row.namespace, row.name, job))
+    if as_of is None:
+        for row in conn.execute(_CURRENT):
+            edges.update(_row_edges(row))
+    else:
+        edges.update(_edges_at(conn, as_of))
     return sorted(edges, key=lambda e: (e.source, e.target, e.job, e.transformation_type,
                                         e.transformation_subtype))
 
 
-class _Lineage(NamedTuple):
-    """A columnLineage payload in force and whose it is (a row of ``_AS_OF`` has these)."""
-
-    payload: Any
-    job_namespace: str
-    job_name: str
-    namespace: str
-    name: str
+def _row_edges(row: Any) -> Iterable[EdgeRow]:
+    """The edges of a facet row (``payload`` and whose it is: job and dataset names)."""
+    job = job_node(row.job_namespace, row.job_name)
+    return _facet_edges(row.payload, row.namespace, row.name, job)
 
 
-def _lineage_at(conn: sa.Connection, as_of: datetime) -> list[Any]:
-    """The facet row in force at ``as_of`` of each (job, output dataset): its latest run's
-    facet as sent by then. A run whose stored facet was sent after ``as_of`` and that is
-    newer than the latest settled one is read back from its events up to ``as_of``
-    (:mod:`~headwater.store.reads.run_facets_at`); one that had sent none by then leaves
-    the next run in force."""
+def _edges_at(conn: sa.Connection, as_of: datetime) -> Iterator[EdgeRow]:
+    """The edges in force at ``as_of``: each (job, output dataset)'s latest run's facet,
+    when that run sent it by then; the others are run still going then
+    (:func:`_in_flight_edges`). A row's edges leave as it is read, so no payload is
+    held: holding them all costs the garbage collector more than the rest."""
     when = naive(as_of)
     assert when is not None
+    going: set[tuple[int, int]] = set()
+    # Unpacked by position: a row's attributes cost more than the rest of the loop.
+    for (payload, job_namespace, job_name, namespace, name, sent_at, job_id,
+         dataset_id) in conn.execute(_AS_OF, {"as_of": when}):
+        if sent_at <= when:
+            yield from _facet_edges(payload, namespace, name, job_node(job_namespace, job_name))
+        else:
+            going.add((job_id, dataset_id))
+    if going:
+        yield from _in_flight_edges(conn, going, when)
+
+
+def _in_flight_edges(conn: sa.Connection, going: set[tuple[int, int]],
+                     when: datetime) -> Iterator[EdgeRow]:
+    """The edges in force at ``when`` of the (job, dataset)s in ``going``, whose latest
+    run sent its facet after ``when``: of the newest run whose events up to ``when``
+    sent one, read back from them (:mod:`~headwater.store.reads.run_facets_at`), or else
+    of the latest run whose facet was sent by then."""
     settled: dict[tuple[int, int], Any] = {}
     straddling: dict[tuple[int, int], list[Any]] = {}
-    for row in conn.execute(_AS_OF, {"as_of": when}):
-        key = (row.job_id, row.dataset_id)
-        if row.sent_at <= when:
-            settled[key] = row
-        else:
-            straddling.setdefault(key, []).append(row)
-    if not straddling:
-        return list(settled.values())
+    for part in chunks(sorted({job for job, _ in going})):
+        for row in conn.execute(_IN_FLIGHT, {"as_of": when, "jobs": part}):
+            key = (row.job_id, row.dataset_id)
+            if key not in going:
+                continue
+            if row.sent_at <= when:
+                settled[key] = row
+            else:
+                straddling.setdefault(key, []).append(row)
     newer: dict[tuple[int, int], list[Any]] = {}
     for key, rows in straddling.items():
         floor = settled.get(key)
@@ -186,19 +216,20 @@ def _lineage_at(conn: sa.Connection, as_of: datetime) -> list[Any]:
              if floor is None or (row.created_at, row.run_uuid) > (floor.created_at,
                                                                      floor.run_uuid)),
             key=lambda row: (row.created_at, row.run_uuid), reverse=True)
-    sent = run_facets_at(conn, [RunFacet(row.run_uuid, "dataset_version", row.version,
-                                         "columnLineage")
-                                for rows in newer.values() for row in rows], as_of)
-    in_force = dict(settled)
-    for key, rows in newer.items():
-        for row in rows:
-            then = sent.get(RunFacet(row.run_uuid, "dataset_version", row.version,
-                                     "columnLineage"))
-            if then is not None:
-                in_force[key] = _Lineage(then.payload, row.job_namespace, row.job_name,
-                                         row.namespace, row.name)
-                break
-    return list(in_force.values())
+
+    def which(row: Any) -> RunFacet:
+        return RunFacet(row.run_uuid, "dataset_version", row.version, "columnLineage")
+
+    sent = run_facets_at(conn, [which(row) for rows in newer.values() for row in rows], when)
+    for key in going:
+        then = next(((row, sent[which(row)]) for row in newer.get(key, ())
+                     if which(row) in sent), None)
+        if then is not None:
+            row, facet = then
+            job = job_node(row.job_namespace, row.job_name)
+            yield from _facet_edges(facet.payload, row.namespace, row.name, job)
+        elif key in settled:
+            yield from _row_edges(settled[key])
 
 
 def _facet_edges(facet: Any, namespace: str, name: str, job: str) -> Iterable[EdgeRow]:
