@@ -112,15 +112,26 @@ def impact_from(
     if node.type is NodeType.DATASET and tables is not None:
         if Impact.DIRECT in state.filters.kinds:
             table_walk(tables, state, str(node), depth, start)
-    nodes = []
+    # Sorted by (depth, type, id) before the nodes are made: the sort key is then a
+    # plain tuple, not attribute and enum-value look-ups per comparison.
+    keyed = []
     for node_id, arrival in state.best.items():
-        hops = state.hops(arrival.state) + arrival.tail
-        nodes.append(ImpactedNode(node_id, _type_of(node_id), arrival.depth, arrival.impact, hops))
-    nodes.sort(key=lambda n: (n.depth, n.type.value, n.id))
-    return ImpactAnswer(str(node), depth, tuple(nodes), state.truncated)
+        node_type, type_name = _type_of(node_id)
+        keyed.append((arrival.depth, type_name, node_id, node_type, arrival))
+    keyed.sort(key=lambda item: item[:3])
+    nodes = tuple(
+        ImpactedNode(
+            node_id, node_type, reached_at, arrival.impact, state.hops(arrival.state) + arrival.tail
+        )
+        for reached_at, _, node_id, node_type, arrival in keyed
+    )
+    return ImpactAnswer(str(node), depth, nodes, state.truncated)
 
 
-def _type_of(node_id: str) -> NodeType:
+def _type_of(node_id: str) -> tuple[NodeType, str]:
+    """The type of an impacted node's id, with its value (the answer's sort key)."""
     if node_id.startswith("datasetField:"):
-        return NodeType.DATASET_FIELD
-    return NodeType.JOB if node_id.startswith("job:") else NodeType.DATASET
+        return NodeType.DATASET_FIELD, "DATASET_FIELD"
+    if node_id.startswith("job:"):
+        return NodeType.JOB, "JOB"
+    return NodeType.DATASET, "DATASET"

@@ -7,6 +7,8 @@ from __future__ import annotations
 import enum
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter
 from typing import Protocol
 
 from headwater.graph.model import Edge, NodeId, NodeType
@@ -29,6 +31,10 @@ class Impact(enum.Enum):
 
     DIRECT = "direct"
     INDIRECT = "indirect"
+
+    # Members are singletons compared by identity; hashed by identity too, the walk's
+    # (node, impact) keys hash in C (Enum's own hash is a Python call per lookup).
+    __hash__ = object.__hash__
 
 
 class ImpactSource(NeighbourSource, Protocol):
@@ -77,12 +83,25 @@ class Hop:
     #: ``direct`` or ``indirect``, then the subtypes: ``indirect:FILTER``. Set once: a
     #: hop is on the path of every node beyond it.
     label: str = field(init=False, compare=False)
+    #: The ids this hop adds to a path: the job it crosses (if any), then ``downstream``.
+    steps: tuple[str, ...] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        label = self.impact.value
-        if self.subtypes:
-            label += ":" + ",".join(self.subtypes)
+        key = (self.impact, self.subtypes)
+        label = _LABELS.get(key)
+        if label is None:
+            label = self.impact.value
+            if self.subtypes:
+                label += ":" + ",".join(self.subtypes)
+            if len(_LABELS) < 1_024:
+                _LABELS[key] = label
         object.__setattr__(self, "label", label)
+        steps = (self.downstream,) if self.via is None else (self.via, self.downstream)
+        object.__setattr__(self, "steps", steps)
+
+
+# (impact, subtypes) -> Hop.label: an answer's hops share a few labels.
+_LABELS: dict[tuple[Impact, tuple[str, ...]], str] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,11 +119,8 @@ class ImpactedNode:
         """The node ids from the start to this node: columns (or datasets) and jobs."""
         if not self.hops:
             return [self.id]
-        ids = [self.hops[0].upstream]
-        for hop in self.hops:
-            if hop.via is not None:
-                ids.append(hop.via)
-            ids.append(hop.downstream)
+        # Joined in C: an answer builds the path of each of up to maxNodes nodes.
+        ids = [self.hops[0].upstream, *chain.from_iterable(map(_STEPS, self.hops))]
         if ids[-1] != self.id:
             ids.append(self.id)  # a dataset after its column, a job after its input
         return ids
@@ -112,7 +128,11 @@ class ImpactedNode:
     @property
     def path_edges(self) -> list[str]:
         """The :attr:`Hop.label` of each edge on the path, one per job crossed."""
-        return [hop.label for hop in self.hops]
+        return list(map(_LABEL, self.hops))
+
+
+_STEPS = attrgetter("steps")
+_LABEL = attrgetter("label")
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from headwater.graph.impact_model import Hop, Impact, ImpactFilter, ImpactSource, Start, edge_impact
-from headwater.graph.model import Direction, Edge
+from headwater.graph.model import Direction, Edge, Transformation
 from headwater.graph.traverse import NeighbourSource
 
 __all__ = ["Walk", "column_walk", "table_walk"]
@@ -83,53 +83,112 @@ def column_walk(
     for root in roots:
         walk.paths[(root, Impact.DIRECT)] = ()
         frontier.append((root, Impact.DIRECT))
+    # A large answer admits thousands of states per level: the admission below works
+    # on local names, and Walk.offer and Walk.room_for are written out for a column
+    # state (_offer, _room_for), their calls and lists costing more than the rest.
+    paths, best, excluded = walk.paths, walk.best, walk.excluded
+    direct, indirect = Impact.DIRECT, Impact.INDIRECT
+    filters = walk.filters
+    unfiltered = filters.namespaces is None and filters.jobs is None
+    kinds = filters.kinds
     for level in range(1, depth + 1):
         if not frontier:
             break
-        out_of: dict[str, list[Edge]] = defaultdict(list)
+        out_of: dict[str, list[tuple[Edge, Impact, tuple[str, ...]]]] = defaultdict(list)
         for edge in _fanned_out(source, sorted({n for n, _ in frontier})):
-            out_of[edge.upstream].append(edge)
-        arrivals: dict[_State, tuple[_State, Hop]] = {}
-        for near in frontier:
-            for edge in out_of.get(near[0], ()):
-                if level == 1 and through is not None and edge.via not in through:
-                    continue
-                kind = edge_impact(edge)
-                if not walk.filters.admits(edge.downstream, edge.via, kind):
-                    continue
-                both_direct = near[1] is Impact.DIRECT and kind is Impact.DIRECT
-                reached = Impact.DIRECT if both_direct else Impact.INDIRECT
-                far = edge.downstream
-                if (far, Impact.DIRECT) in walk.paths or (far, reached) in walk.paths:
-                    continue  # reached as well or better at a shallower depth
-                if (far, reached) in arrivals:
-                    continue
-                subtypes = tuple(sorted({tr.subtype for tr in edge.transformations if tr.subtype}))
-                hop = Hop(near[0], far, edge.via, kind, subtypes)
-                arrivals[(far, reached)] = (near, hop)
-        next_frontier: list[_State] = []
-        for far_state, (near, hop) in sorted(arrivals.items(), key=_arrival_order):
-            far, reached = far_state
-            if reached is Impact.INDIRECT and (far, Impact.DIRECT) in arrivals:
-                continue  # reached directly at the same depth: the indirect state adds nothing
-            dataset = _dataset_of(far)
-            members = [far, dataset] + ([hop.via] if hop.via else [])
-            if not walk.room_for(members):
+            if level == 1 and through is not None and edge.via not in through:
                 continue
-            walk.paths[far_state] = walk.paths[near] + (hop,)
+            kind = edge_impact(edge)
+            if kind not in kinds:
+                continue
+            if not unfiltered and not filters.admits(edge.downstream, edge.via, kind):
+                continue
+            out_of[edge.upstream].append((edge, kind, _subtypes(edge.transformations)))
+        # far state -> (near state, job, edge kind, subtypes): its Hop is made on admission.
+        arrivals: dict[_State, tuple[_State, str | None, Impact, tuple[str, ...]]] = {}
+        for near in frontier:
+            near_direct = near[1] is direct
+            for edge, kind, subtypes in out_of.get(near[0], ()):
+                far = edge.downstream
+                reached = direct if near_direct and kind is direct else indirect
+                far_state = (far, reached)
+                if (far, direct) in paths or far_state in paths:
+                    continue  # reached as well or better at a shallower depth
+                if far_state in arrivals:
+                    continue
+                arrivals[far_state] = (near, edge.via, kind, subtypes)
+        next_frontier: list[_State] = []
+        for far_state in sorted(arrivals, key=_arrival_order):
+            far, reached = far_state
+            if reached is indirect and (far, direct) in arrivals:
+                continue  # reached directly at the same depth: the indirect state adds nothing
+            near, via, kind, subtypes = arrivals[far_state]
+            dataset = _dataset_of(far)
+            if not _room_for(walk, far, dataset, via):
+                continue
+            hop = Hop(near[0], far, via, kind, subtypes)
+            paths[far_state] = paths[near] + (hop,)
             arrival = _Arrival(level, reached, far_state)
-            walk.offer(far, arrival)
+            _offer(best, excluded, far, arrival)
             if dataset != far:
-                walk.offer(dataset, arrival)
+                _offer(best, excluded, dataset, arrival)
                 next_frontier.append(far_state)
-            if hop.via is not None:
-                walk.offer(hop.via, _Arrival(level, reached, near, (_job_step(hop),)))
+            if via is not None and via not in excluded:
+                known = best.get(via)
+                if known is None or (known.impact is indirect and reached is direct):
+                    best[via] = _Arrival(level, reached, near, (_job_step(hop),))
         frontier = next_frontier
 
 
-def _arrival_order(item: tuple[_State, tuple[_State, Hop]]) -> tuple[int, str]:
+def _offer(best: dict[str, _Arrival], excluded: set[str], node_id: str, arrival: _Arrival) -> None:
+    """:meth:`Walk.offer` over the walk's own dictionaries."""
+    if node_id in excluded:
+        return
+    known = best.get(node_id)
+    if known is None or (known.impact is Impact.INDIRECT and arrival.impact is Impact.DIRECT):
+        best[node_id] = arrival
+
+
+def _room_for(walk: Walk, far: str, dataset: str, via: str | None) -> bool:
+    """:meth:`Walk.room_for` of a column state's nodes: the column, its dataset (the
+    same node when the edge ends at a dataset) and the job it came through."""
+    best, excluded = walk.best, walk.excluded
+    new = 0
+    if far not in best and far not in excluded:
+        new += 1
+    if dataset != far and dataset not in best and dataset not in excluded:
+        new += 1
+    if via and via not in best and via not in excluded:
+        new += 1
+    if len(best) + new > walk.max_nodes:
+        walk.truncated = True
+        return False
+    return True
+
+
+# One shared tuple per subtype of a single-transformation edge (most edges): a walk
+# meets the same few subtypes on thousands of edges. Bounded: subtypes are free text.
+_SINGLE_SUBTYPES: dict[str, tuple[str, ...]] = {}
+
+
+def _subtypes(transformations: tuple[Transformation, ...]) -> tuple[str, ...]:
+    """The sorted distinct subtypes of an edge's transformations."""
+    if len(transformations) == 1:
+        subtype = transformations[0].subtype
+        if not subtype:
+            return ()
+        found = _SINGLE_SUBTYPES.get(subtype)
+        if found is None:
+            found = (subtype,)
+            if len(_SINGLE_SUBTYPES) < 1_024:
+                _SINGLE_SUBTYPES[subtype] = found
+        return found
+    return tuple(sorted({tr.subtype for tr in transformations if tr.subtype}))
+
+
+def _arrival_order(state: _State) -> tuple[int, str]:
     # Direct states first, so a node reached both ways at one depth keeps the direct one.
-    (far, reached), _ = item
+    far, reached = state
     return (0 if reached is Impact.DIRECT else 1, far)
 
 
