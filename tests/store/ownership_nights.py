@@ -7,7 +7,11 @@ run nothing else keeps; the declaration in force then was made on night 40.
 
 ``agg.revenue``'s run reading ``clean/orders`` sends owners and assertions on that input
 (dataset facets, which make no version) every 25th night from night 17: those in force
-at the cutoff were sent on night 42, whose run nothing else keeps.
+at the cutoff were sent on night 42, whose run nothing else keeps. Sent from night 11
+instead (``facets_from=11``), those in force at the cutoff were sent on night 36, before
+the schema change of night 40: retention keeps that run's ``gold/revenue`` version and
+deletes those of nights 37 to 59, so the drift to the version in force at the cutoff
+(night 60's) is between night 36's version and it.
 """
 
 from __future__ import annotations
@@ -42,14 +46,14 @@ def _declaration(day: int) -> dict[str, Any]:
     }
 
 
-def owned_night(day: int) -> list[dict[str, Any]]:
+def owned_night(day: int, facets_from: int = 17) -> list[dict[str, Any]]:
     events = _night(day)
     if day % 25 == 0:
         for event in events:
             if event["job"]["name"] == "clean.orders" and event["eventType"] == "COMPLETE":
                 owners = [{"name": f"team:{day // 25}", "type": "team"}]
                 event["job"]["facets"]["ownership"] = facet(owners=owners)
-    if day % 25 == 17:
+    if day % 25 == facets_from % 25:
         for event in events:
             if event["job"]["name"] == "agg.revenue" and event["eventType"] == "COMPLETE":
                 read = {**event["inputs"][0], "facets": dict(event["inputs"][0]["facets"])}
@@ -66,5 +70,5 @@ def owned_night(day: int) -> list[dict[str, Any]]:
     return events
 
 
-def owned_nights() -> list[list[dict[str, Any]]]:
-    return [owned_night(day) for day in range(DAYS)]
+def owned_nights(facets_from: int = 17) -> list[list[dict[str, Any]]]:
+    return [owned_night(day, facets_from) for day in range(DAYS)]

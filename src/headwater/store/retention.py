@@ -11,7 +11,10 @@
    event time), with their raw events, facet-history rows, latest facets,
    inputs, outputs, the dataset versions they produced and those versions'
    facets and drift rows, and the contract rows (``schema_contracts``) whose
-   declaring run or written version goes;
+   declaring run or written version goes; the versions left on either side of
+   deleted ones become adjacent, and their drift rows are re-derived in the
+   same transaction (``drift.refresh_after_deletion``), as a rebuild derives
+   them from the versions it finds, without queuing them for the drift webhook;
 3. drops the per-producer hours before the cutoff, and the drifts queued for
    the drift webhook before it;
 4. on SQLite in incremental auto-vacuum mode, gives the freed pages back to
@@ -44,15 +47,17 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 import sqlalchemy as sa
 
 from headwater.store import (
     dataset_facet_history,
     dialects,
+    drift,
     drift_outbox,
     fingerprints,
     job_ownership,
@@ -61,6 +66,7 @@ from headwater.store import (
 from headwater.store import tables as t
 from headwater.store.checkpoint import truncate_large_wal
 from headwater.store.chunking import chunks
+from headwater.store.statements import Statements
 from headwater.store.tables import metadata
 from headwater.store.transactions import now_utc, write_transaction
 
@@ -243,13 +249,63 @@ def _last_asserted_by(conn: sa.Connection, datasets: set[int], uuids: list[str])
     return found
 
 
-def _delete_runs(conn: sa.Connection, uuids: list[str], into: Pruned) -> None:
+# The first schema-bearing version of a dataset after a (updated_at, uuid) key.
+_v = t.dataset_versions
+_NEXT_SCHEMA = (
+    sa.select(_v.c.uuid)
+    .where(
+        _v.c.dataset_id == sa.bindparam("dataset_id"),
+        _v.c.fields.is_not(None),
+        sa.or_(
+            _v.c.updated_at > sa.bindparam("updated_at"),
+            sa.and_(
+                _v.c.updated_at == sa.bindparam("updated_at"), _v.c.uuid > sa.bindparam("uuid")
+            ),
+        ),
+    )
+    .order_by(_v.c.updated_at, _v.c.uuid)
+    .limit(1)
+)
+
+
+def _spans_after(conn: sa.Connection, deleted: Sequence[Any]) -> list[tuple[str, str]]:
+    """For each dataset of the ``deleted`` versions (``dataset_id``, ``updated_at``,
+    ``uuid``, already deleted), the first schema-bearing version left after its
+    earliest and after its latest deleted one: every drift the deletion changed is
+    keyed by a version between them (see :func:`drift.refresh_after_deletion`)."""
+    bounds: dict[int, tuple[Any, Any]] = {}
+    for row in deleted:
+        key = (row.updated_at, row.uuid)
+        low, high = bounds.get(row.dataset_id, (key, key))
+        bounds[row.dataset_id] = (min(low, key), max(high, key))
+    spans = []
+    for dataset_id, (low, high) in sorted(bounds.items()):
+        first, last = (
+            conn.scalar(_NEXT_SCHEMA, {"dataset_id": dataset_id, "updated_at": at, "uuid": uuid})
+            for at, uuid in (low, high)
+        )
+        if first is not None and last is not None:
+            spans.append((first, last))
+    return spans
+
+
+def _delete_runs(conn: sa.Connection, sql: Statements, uuids: list[str], into: Pruned) -> None:
     e, s, v = t.events, t.event_subjects, t.dataset_versions
     hashes = list(conn.scalars(sa.select(e.c.event_hash).where(e.c.run_uuid.in_(uuids))))
     for part in chunks(hashes):
         conn.execute(sa.delete(s).where(s.c.event_hash.in_(part)))
         into.events += conn.execute(sa.delete(e).where(e.c.event_hash.in_(part))).rowcount or 0
-    versions = list(conn.scalars(sa.select(v.c.uuid).where(v.c.run_uuid.in_(uuids))))
+    doomed = conn.execute(
+        sa.select(v.c.dataset_id, v.c.updated_at, v.c.uuid).where(v.c.run_uuid.in_(uuids))
+    ).all()
+    versions = [row.uuid for row in doomed]
+    if conn.dialect.name == "postgresql":
+        # Writers re-deriving a dataset's drifts take turns on its row (store.drift).
+        d = t.datasets
+        for part in chunks(sorted({row.dataset_id for row in doomed})):
+            conn.execute(
+                sa.select(d.c.id).where(d.c.id.in_(part)).order_by(d.c.id).with_for_update()
+            )
     for part in chunks(versions):
         conn.execute(sa.delete(t.dataset_drifts).where(t.dataset_drifts.c.version_uuid.in_(part)))
         sc = t.schema_contracts
@@ -260,6 +316,9 @@ def _delete_runs(conn: sa.Connection, uuids: list[str], into: Pruned) -> None:
             )
         )
         into.dataset_versions += conn.execute(sa.delete(v).where(v.c.uuid.in_(part))).rowcount or 0
+    # The versions left on either side of the deleted ones are now adjacent: their
+    # drift is the one a rebuild derives from the versions it finds.
+    drift.refresh_after_deletion(conn, sql, _spans_after(conn, doomed))
     # The datasets whose columns these runs' edges describe (a columnLineage facet
     # on an output, rarely an input): their fingerprints lose the edges whose
     # last asserting run goes, as the edges are read.
@@ -311,6 +370,7 @@ def prune(
         kept = protected_runs(conn, cutoff)
     after: tuple[datetime, str] | None = None
     seen = 0
+    sql = Statements(engine.dialect.name)
     while True:
         with engine.connect() as conn:
             page = _old_runs(conn, cutoff, after, batch)
@@ -323,7 +383,7 @@ def prune(
         if doomed:
             started = time.perf_counter()
             with write_transaction(engine) as conn:
-                _delete_runs(conn, doomed, done)
+                _delete_runs(conn, sql, doomed, done)
             done.transactions += 1
             done.batch_seconds.append(time.perf_counter() - started)
         if progress is not None:
