@@ -72,11 +72,13 @@ def _run(job: str, days_ago: float, number: int, fields: list[tuple[str, str]]) 
 @pytest.mark.parametrize("batch", [1, 100])
 def test_the_versions_left_around_deleted_ones_get_their_drift(store: Store, batch: int) -> None:
     # A: a job that wrote once, 100 days ago (its latest run before the cutoff stays).
-    # B: 99 and 98 days ago (deleted), 97 (its latest before the cutoff, and the version
-    # in force at it) and a day ago. C: once, between B's deleted runs (kept as A is).
+    # B: 101, 99 and 98 days ago (deleted), 97 (its latest before the cutoff, and the
+    # version in force at it) and a day ago. C: once, between B's deleted runs (kept as
+    # A is). A's version, oldest left, loses its drift from B's deleted one before it.
     record(
         store,
         [
+            *_run("b", 101, 7, C),
             *_run("a", 100, 1, A),
             *_run("b", 99, 2, B),
             *_run("c", 98.5, 3, C),
@@ -85,9 +87,13 @@ def test_the_versions_left_around_deleted_ones_get_their_drift(store: Store, bat
             *_run("b", 1, 6, B),
         ],
     )
+    with store.engine.connect() as conn:
+        assert ("/shared", str(uuid.UUID(int=1)), str(uuid.UUID(int=7))) in {
+            row[:3] for row in _drift_rows(conn)
+        }
     _clear_outbox(store)
     done = prune(store.engine, KEEP, now=NOW, batch=batch, settle=0)
-    assert done.runs == 2 and done.dataset_versions == 2
+    assert done.runs == 3 and done.dataset_versions == 3
     stored, recomputed = _stored_and_recomputed(store)
     assert stored == recomputed
     # Newer run -> older run: C after A, and B after C, both now adjacent.
