@@ -9,6 +9,7 @@ when the last connection closes.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -32,18 +33,28 @@ def small_limit(monkeypatch: pytest.MonkeyPatch) -> int:
     return LIMIT
 
 
-@pytest.fixture
-def filled(tmp_path: Path, small_limit: int) -> Iterator[tuple[str, Path, dict[str, int]]]:
-    """A closed store file holding a generated history: its URL, path and row counts."""
-    path = tmp_path / "store.db"
-    url = f"sqlite:///{path}"
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, int]]:
+    """A closed store file holding a generated history, and its row counts."""
+    path = tmp_path_factory.mktemp("history") / "store.db"
     events = generate(EVENTS)
-    with Store.open(url) as store:
+    with Store.open(f"sqlite:///{path}") as store:
         for start in range(0, len(events), 100):
             record(store, events[start : start + 100])
         counts = store.counts()
     assert not _wal(path).exists()  # the last connection's close checkpointed and removed it
-    yield url, path, counts
+    return path, counts
+
+
+@pytest.fixture
+def filled(
+    history: tuple[Path, dict[str, int]], tmp_path: Path, small_limit: int
+) -> Iterator[tuple[str, Path, dict[str, int]]]:
+    """A copy of the history's store for one test: its URL, path and row counts."""
+    source, counts = history
+    path = tmp_path / "store.db"
+    shutil.copyfile(source, path)
+    yield f"sqlite:///{path}", path, counts
 
 
 def _wal(path: Path) -> Path:
