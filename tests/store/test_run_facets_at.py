@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from headwater.store import Store
 from headwater.store import tables as t
+from headwater.store.namespace_rules import parse_rules
 from headwater.store.reads.classification import column_edges
 from headwater.store.reads.dataset_facets_at import newest_dataset_facets
 from tests.store.builders import column_lineage, dataset, facet, record, run_event
@@ -136,3 +137,22 @@ def test_the_generated_histories_straddle(db_url: str) -> None:
         assert assertions[MID]["assertions"][0]["success"] is True
         with store.engine.connect() as conn:
             assert conn.scalar(sa.select(sa.func.count()).select_from(t.events)) == 2
+
+
+def test_a_straddling_run_writing_a_renamed_dataset_is_read_back_under_its_new_name(
+    db_url: str,
+) -> None:
+    """The namespace rules map the output's name as sent to another dataset: the run's
+    events, kept as sent, still give the facets of the dataset the store made of it."""
+    rules = parse_rules('[[rename]]\nnamespace = "legacy"\nto_namespace = "ns"\n')
+    sent = _events([("a", 0, 4, [(1, 2), (2, 1)])])
+    for event in sent:
+        event["outputs"][0]["namespace"] = "legacy"
+        event["inputs"][0]["namespace"] = "legacy"
+    with emptied_store(db_url, rules) as store:
+        record(store, sent)
+        edges, assertions = _answers(store, START + timedelta(seconds=2))
+        assert [(e.source, e.target) for e in edges] == [
+            ("datasetField:ns:mid:x", "datasetField:ns:out_a:a")
+        ]
+        assert assertions[MID]["assertions"][0]["success"] is False
