@@ -268,22 +268,29 @@ _NEXT_SCHEMA = (
 )
 
 
+def _next_schema(conn: sa.Connection, dataset_id: int, after: tuple[datetime, str]) -> str | None:
+    at, uuid = after
+    return conn.scalar(_NEXT_SCHEMA, {"dataset_id": dataset_id, "updated_at": at, "uuid": uuid})
+
+
 def _spans_after(conn: sa.Connection, deleted: Sequence[Any]) -> list[tuple[str, str]]:
     """For each dataset of the ``deleted`` versions (``dataset_id``, ``updated_at``,
-    ``uuid``, already deleted), the first schema-bearing version left after its
-    earliest and after its latest deleted one: every drift the deletion changed is
-    keyed by a version between them (see :func:`drift.refresh_after_deletion`)."""
+    ``uuid``, ``schema``, already deleted), the first schema-bearing version left
+    after its earliest and after its latest deleted one: every drift the deletion
+    changed is keyed by a version between them (see
+    :func:`drift.refresh_after_deletion`). A version without a schema is no link of
+    the chain drifts compare, so deleting it changes none."""
     bounds: dict[int, tuple[Any, Any]] = {}
     for row in deleted:
+        if not row.schema:
+            continue
         key = (row.updated_at, row.uuid)
         low, high = bounds.get(row.dataset_id, (key, key))
         bounds[row.dataset_id] = (min(low, key), max(high, key))
     spans = []
     for dataset_id, (low, high) in sorted(bounds.items()):
-        first, last = (
-            conn.scalar(_NEXT_SCHEMA, {"dataset_id": dataset_id, "updated_at": at, "uuid": uuid})
-            for at, uuid in (low, high)
-        )
+        first = _next_schema(conn, dataset_id, low)
+        last = first if high == low else _next_schema(conn, dataset_id, high)
         if first is not None and last is not None:
             spans.append((first, last))
     return spans
@@ -296,13 +303,15 @@ def _delete_runs(conn: sa.Connection, sql: Statements, uuids: list[str], into: P
         conn.execute(sa.delete(s).where(s.c.event_hash.in_(part)))
         into.events += conn.execute(sa.delete(e).where(e.c.event_hash.in_(part))).rowcount or 0
     doomed = conn.execute(
-        sa.select(v.c.dataset_id, v.c.updated_at, v.c.uuid).where(v.c.run_uuid.in_(uuids))
+        sa.select(
+            v.c.dataset_id, v.c.updated_at, v.c.uuid, v.c.fields.is_not(None).label("schema")
+        ).where(v.c.run_uuid.in_(uuids))
     ).all()
     versions = [row.uuid for row in doomed]
     if conn.dialect.name == "postgresql":
         # Writers re-deriving a dataset's drifts take turns on its row (store.drift).
         d = t.datasets
-        for part in chunks(sorted({row.dataset_id for row in doomed})):
+        for part in chunks(sorted({row.dataset_id for row in doomed if row.schema})):
             conn.execute(
                 sa.select(d.c.id).where(d.c.id.in_(part)).order_by(d.c.id).with_for_update()
             )
