@@ -16,7 +16,7 @@ from headwater.errors import NotFoundError
 from headwater.store import namespace_counts
 from headwater.store import tables as t
 from headwater.store.driver.listselect import ListSelect
-from headwater.store.reads.common import Page, aware, chunks, paged, split_node_key
+from headwater.store.reads.common import Page, after_key, aware, chunks, paged, split_node_key
 from headwater.store.reads.datasets import namespace_id, tags_by_subject
 from headwater.store.reads.parents import job_parents, job_uuid, latest_runs_per_job
 from headwater.store.reads.runs import run_records
@@ -184,8 +184,20 @@ def job_rows_page(
     and how many there are (kept by the database: ``store.namespace_counts``);
     :class:`NotFoundError` if the namespace does not exist."""
     ns_id = namespace_id(conn, namespace)
-    query = _job_select().where(_j.c.namespace_id == ns_id, visible(_j))
-    return paged(conn, query, [_j.c.name], page, namespace_counts.shown(conn, ns_id, "jobs"))
+    # The page is cut from jobs alone and its rows joined after: joined before the cut,
+    # an offset page probed job_versions for every job it skipped (4 buffers a job,
+    # 128 ms at offset 25,000 of 500,000 jobs against 2 ms for the index walk alone).
+    jobs = sa.select(_j).where(_j.c.namespace_id == ns_id, visible(_j))
+    if page.after is not None:
+        jobs = jobs.where(after_key([_j.c.name], page.after))
+    cut = page.apply(jobs.order_by(_j.c.name)).subquery("page")
+    query = (
+        sa.select(cut, _ns.c.name.label("namespace"), _jv.c.inputs, _jv.c.outputs, _jv.c.location)
+        .join(_ns, _ns.c.id == cut.c.namespace_id)
+        .outerjoin(_jv, _jv.c.uuid == cut.c.current_version_uuid)
+        .order_by(cut.c.name)
+    )
+    return list(conn.execute(query).all()), namespace_counts.shown(conn, ns_id, "jobs")
 
 
 def list_jobs(
