@@ -189,7 +189,7 @@ def attach(cluster: Any, label: str) -> Built:
         for job, direction, dataset in conn.exec_driver_sql(
             "SELECT j.name, c.direction, d.name FROM job_current_io c JOIN jobs j "
             "ON j.id = c.job_id JOIN datasets d ON d.id = c.dataset_id "
-            f"WHERE c.job_id % {max(1, len(jobs) // 2000)} = 0"
+            f"WHERE mod(c.job_id, {max(1, len(jobs) // 2000)}) = 0"
         ):
             io.setdefault(job, ([], []))[direction == "output"].append(dataset)
         counts = conn.exec_driver_sql(
