@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from headwater.store import Store
+from headwater.store import Store, drift
 from headwater.store import tables as t
+from headwater.store.retention import _NEXT_KEPT_SCHEMA
 
 _KEYS = ["a" * 64, "b" * 64]
 
@@ -62,3 +63,26 @@ def test_retention_statement_uses_an_index(sqlite_store: Store, name: str) -> No
         plan = [row[-1] for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}")]
     assert plan, sql
     assert all(" USING " in step and not step.startswith("SCAN") for step in plan), (name, plan)
+
+
+# The statements a batch runs to re-derive the drifts around the versions it deletes:
+# a search from each deleted version, and the chain between the versions left.
+_DRIFT_STATEMENTS = {
+    "next kept schema-bearing version": _NEXT_KEPT_SCHEMA.params(ids=_KEYS, runs=_KEYS),
+    "chain between versions left": drift._CHAIN_BETWEEN.params(ids=_KEYS),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_DRIFT_STATEMENTS))
+def test_retention_drift_statement_searches_every_table(sqlite_store: Store, name: str) -> None:
+    sql = str(
+        _DRIFT_STATEMENTS[name].compile(
+            dialect=sqlite_store.engine.dialect, compile_kwargs={"literal_binds": True}
+        )
+    )
+    with sqlite_store.engine.connect() as conn:
+        plan = [row[-1] for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}")]
+    searched = [step for step in plan if step.startswith(("SEARCH", "SCAN"))]
+    assert searched, sql
+    # The only scan is of the few bounds the statement computes (a CTE), never a table.
+    assert all(step.startswith("SEARCH") or step == "SCAN since" for step in searched), plan

@@ -249,51 +249,56 @@ def _last_asserted_by(conn: sa.Connection, datasets: set[int], uuids: list[str])
     return found
 
 
-# The first schema-bearing version of a dataset after a (updated_at, uuid) key.
-_v = t.dataset_versions
-_NEXT_SCHEMA = (
-    sa.select(_v.c.uuid)
+# For each deleted version (``ids``), the first schema-bearing version of its dataset
+# after it that stays (no run of ``runs``, the batch's): one statement per batch, each
+# a search of (dataset_id, updated_at) from the deleted version on.
+_v, _next = t.dataset_versions.alias("deleted"), t.dataset_versions.alias("next")
+_NEXT_KEPT_SCHEMA = sa.select(
+    _v.c.dataset_id,
+    _v.c.updated_at,
+    _v.c.uuid,
+    sa.select(_next.c.uuid)
     .where(
-        _v.c.dataset_id == sa.bindparam("dataset_id"),
-        _v.c.fields.is_not(None),
+        _next.c.dataset_id == _v.c.dataset_id,
+        _next.c.fields.is_not(None),
         sa.or_(
-            _v.c.updated_at > sa.bindparam("updated_at"),
-            sa.and_(
-                _v.c.updated_at == sa.bindparam("updated_at"), _v.c.uuid > sa.bindparam("uuid")
-            ),
+            _next.c.updated_at > _v.c.updated_at,
+            sa.and_(_next.c.updated_at == _v.c.updated_at, _next.c.uuid > _v.c.uuid),
+        ),
+        sa.or_(
+            _next.c.run_uuid.is_(None),
+            _next.c.run_uuid.not_in(sa.bindparam("runs", expanding=True)),
         ),
     )
-    .order_by(_v.c.updated_at, _v.c.uuid)
+    .order_by(_next.c.updated_at, _next.c.uuid)
     .limit(1)
-)
+    .correlate(_v)
+    .scalar_subquery()
+    .label("next_uuid"),
+).where(_v.c.uuid.in_(sa.bindparam("ids", expanding=True)))
 
 
-def _next_schema(conn: sa.Connection, dataset_id: int, after: tuple[datetime, str]) -> str | None:
-    at, uuid = after
-    return conn.scalar(_NEXT_SCHEMA, {"dataset_id": dataset_id, "updated_at": at, "uuid": uuid})
-
-
-def _spans_after(conn: sa.Connection, deleted: Sequence[Any]) -> list[tuple[str, str]]:
-    """For each dataset of the ``deleted`` versions (``dataset_id``, ``updated_at``,
-    ``uuid``, ``schema``, already deleted), the first schema-bearing version left
-    after its earliest and after its latest deleted one: every drift the deletion
-    changed is keyed by a version between them (see
-    :func:`drift.refresh_after_deletion`). A version without a schema is no link of
-    the chain drifts compare, so deleting it changes none."""
+def _spans_after(
+    conn: sa.Connection, deleted: Sequence[Any], runs: list[str]
+) -> list[tuple[str, str]]:
+    """For each dataset of the ``deleted`` versions (``uuid``, ``schema``), which the
+    batch's ``runs`` wrote, the first schema-bearing version left after its earliest
+    and after its latest deleted one: every drift the deletion changes is keyed by a
+    version between them (see :func:`drift.refresh_after_deletion`). Read before the
+    deletion. A version without a schema is no link of the chain drifts compare, so
+    deleting it changes none."""
+    ids = [row.uuid for row in deleted if row.schema]
     bounds: dict[int, tuple[Any, Any]] = {}
-    for row in deleted:
-        if not row.schema:
-            continue
-        key = (row.updated_at, row.uuid)
-        low, high = bounds.get(row.dataset_id, (key, key))
-        bounds[row.dataset_id] = (min(low, key), max(high, key))
-    spans = []
-    for dataset_id, (low, high) in sorted(bounds.items()):
-        first = _next_schema(conn, dataset_id, low)
-        last = first if high == low else _next_schema(conn, dataset_id, high)
-        if first is not None and last is not None:
-            spans.append((first, last))
-    return spans
+    for part in chunks(ids):
+        for row in conn.execute(_NEXT_KEPT_SCHEMA, {"ids": part, "runs": runs}):
+            key = (row.updated_at, row.uuid, row.next_uuid)
+            low, high = bounds.get(row.dataset_id, (key, key))
+            bounds[row.dataset_id] = (min(low, key), max(high, key))
+    return [
+        (low[2], high[2])
+        for _, (low, high) in sorted(bounds.items())
+        if low[2] is not None and high[2] is not None
+    ]
 
 
 def _delete_runs(conn: sa.Connection, sql: Statements, uuids: list[str], into: Pruned) -> None:
@@ -303,9 +308,9 @@ def _delete_runs(conn: sa.Connection, sql: Statements, uuids: list[str], into: P
         conn.execute(sa.delete(s).where(s.c.event_hash.in_(part)))
         into.events += conn.execute(sa.delete(e).where(e.c.event_hash.in_(part))).rowcount or 0
     doomed = conn.execute(
-        sa.select(
-            v.c.dataset_id, v.c.updated_at, v.c.uuid, v.c.fields.is_not(None).label("schema")
-        ).where(v.c.run_uuid.in_(uuids))
+        sa.select(v.c.dataset_id, v.c.uuid, v.c.fields.is_not(None).label("schema")).where(
+            v.c.run_uuid.in_(uuids)
+        )
     ).all()
     versions = [row.uuid for row in doomed]
     if conn.dialect.name == "postgresql":
@@ -315,6 +320,7 @@ def _delete_runs(conn: sa.Connection, sql: Statements, uuids: list[str], into: P
             conn.execute(
                 sa.select(d.c.id).where(d.c.id.in_(part)).order_by(d.c.id).with_for_update()
             )
+    spans = _spans_after(conn, doomed, uuids)
     for part in chunks(versions):
         conn.execute(sa.delete(t.dataset_drifts).where(t.dataset_drifts.c.version_uuid.in_(part)))
         sc = t.schema_contracts
@@ -327,7 +333,7 @@ def _delete_runs(conn: sa.Connection, sql: Statements, uuids: list[str], into: P
         into.dataset_versions += conn.execute(sa.delete(v).where(v.c.uuid.in_(part))).rowcount or 0
     # The versions left on either side of the deleted ones are now adjacent: their
     # drift is the one a rebuild derives from the versions it finds.
-    drift.refresh_after_deletion(conn, sql, _spans_after(conn, doomed))
+    drift.refresh_after_deletion(conn, sql, spans)
     # The datasets whose columns these runs' edges describe (a columnLineage facet
     # on an output, rarely an input): their fingerprints lose the edges whose
     # last asserting run goes, as the edges are read.
