@@ -14,6 +14,13 @@ checkpoint and a writer run at once). The writers' own ``wal_autocheckpoint``
 transaction or in a few (a schema migration, retention): it checkpoints the
 WAL and truncates it to nothing at the end of such a path, when it outgrew the
 ``journal_size_limit`` SQLite keeps.
+
+The same thread refreshes the planner statistics (``statistics``): each time
+the events this process committed since the last refresh reach as many as
+before it (a store that grew from empty is re-analyzed at 1,000, 2,000,
+4,000... events), at least :data:`STATISTICS_MIN_EVENTS`, at the latest every
+:data:`STATISTICS_EVERY_S` while events come in, and once more when the store
+closes.
 """
 
 from __future__ import annotations
@@ -27,11 +34,14 @@ import time
 import sqlalchemy as sa
 
 from headwater.store import dialects
+from headwater.store.statistics import refresh_statistics
 from headwater.store.transactions import cross_process_lock, write_lock_path
 
 __all__ = [
     "CHECKPOINT_AFTER_EVENTS",
     "CHECKPOINT_AFTER_S",
+    "STATISTICS_EVERY_S",
+    "STATISTICS_MIN_EVENTS",
     "TRUNCATE_WAIT_MS",
     "WalCheckpointer",
     "truncate_large_wal",
@@ -44,6 +54,10 @@ logger = logging.getLogger(__name__)
 CHECKPOINT_AFTER_EVENTS = 1_000
 #: ... or, with fewer, once this many seconds have passed.
 CHECKPOINT_AFTER_S = 2.0
+#: Refresh the planner statistics after at least this many committed events ...
+STATISTICS_MIN_EVENTS = 1_000
+#: ... and, while events come in, at least this often (seconds).
+STATISTICS_EVERY_S = 3_600.0
 #: How long truncating a large WAL waits for the writer and the readers using it
 #: before it leaves the WAL to SQLite.
 TRUNCATE_WAIT_MS = 10_000
@@ -64,12 +78,20 @@ class WalCheckpointer:
     """
 
     def __init__(self, database: str, *, after_events: int = CHECKPOINT_AFTER_EVENTS,
-                 after_s: float = CHECKPOINT_AFTER_S) -> None:
+                 after_s: float = CHECKPOINT_AFTER_S,
+                 statistics_every_s: float | None = None) -> None:
         self._database = database
         self._after_events = after_events
         self._after_s = after_s
+        # Read at construction, not bound as a default, so tests can shorten it.
+        self._statistics_every_s = (STATISTICS_EVERY_S if statistics_every_s is None
+                                    else statistics_every_s)
         self._lock = threading.Lock()
         self._pending = 0  # events committed since the last checkpoint began
+        self._unanalyzed = 0  # events committed since the last statistics refresh began
+        self._analyzed = 0  # events committed before it
+        self._analyzed_at = time.monotonic()
+        self.statistics_refreshes = 0  # (for tests)
         self._wake = threading.Event()
         self._stopping = False
         self.checkpoints = 0  # completed passive checkpoints (for tests and benchmarks)
@@ -81,15 +103,34 @@ class WalCheckpointer:
         """A transaction storing ``events`` new events was committed."""
         with self._lock:
             self._pending += events
+            self._unanalyzed += events
             due = self._pending >= self._after_events
         if due:
             self._wake.set()
 
     def close(self) -> None:
-        """Stop the thread (SQLite checkpoints the rest when the last connection closes)."""
+        """Stop the thread and refresh the statistics if events came in since the last refresh
+        (SQLite checkpoints the rest when the last connection closes)."""
         self._stopping = True
         self._wake.set()
         self._thread.join()
+        if self._unanalyzed:
+            self._refresh_statistics()
+
+    def _statistics_due(self) -> bool:
+        with self._lock:
+            if not self._unanalyzed:
+                return False
+            grown = self._unanalyzed >= max(STATISTICS_MIN_EVENTS, self._analyzed)
+            return grown or (time.monotonic() - self._analyzed_at >= self._statistics_every_s)
+
+    def _refresh_statistics(self) -> None:
+        with self._lock:
+            self._analyzed += self._unanalyzed
+            self._unanalyzed = 0
+            self._analyzed_at = time.monotonic()
+        if refresh_statistics(self._database):
+            self.statistics_refreshes += 1
 
     def _run(self) -> None:
         connection: sqlite3.Connection | None = None
@@ -99,6 +140,8 @@ class WalCheckpointer:
                 if self._stopping:
                     return
                 self._wake.clear()
+                if self._statistics_due():
+                    self._refresh_statistics()
                 with self._lock:
                     if not self._pending:
                         continue

@@ -16,6 +16,8 @@ from alembic.script import ScriptDirectory
 
 from headwater.errors import StoreError
 from headwater.store.checkpoint import truncate_large_wal
+from headwater.store.statistics import refresh_statistics
+from headwater.store.transactions import write_lock_path
 
 __all__ = ["check_current", "current_revision", "downgrade", "head_revision", "upgrade"]
 
@@ -38,6 +40,9 @@ def upgrade(engine: sa.Engine, revision: str = "head") -> None:
         # The migrations ran in one transaction; one that indexed or filled a
         # big table left a WAL that size, which the first write would cut down.
         truncate_large_wal(engine)
+        if write_lock_path(engine) is not None and engine.url.database:
+            # A fresh or upgraded SQLite file starts with planner statistics.
+            refresh_statistics(engine.url.database)
 
 
 def downgrade(engine: sa.Engine, revision: str) -> None:
