@@ -344,9 +344,11 @@ def run_one(
             count, seconds = ingest(store, graph, url, scale, processes)
             rate = count / seconds
             print(f"  ingested {count:,} events in {seconds:.1f} s ({rate:,.0f} events/s)")
-        # Refresh planner statistics, as PostgreSQL's autovacuum (and a periodic ANALYZE
-        # on SQLite) would on a server that has been up for a while: a freshly bulk-loaded
-        # database otherwise gets plans made for empty tables.
+        # Refresh planner statistics, as PostgreSQL's autovacuum would on a server that has
+        # been up for a while, and as a SQLite store does by itself while events come in
+        # (headwater.store.statistics: ANALYZE under PRAGMA analysis_limit); the bulk load
+        # bypasses the store's write path, so it would get plans made for empty tables. This
+        # full ANALYZE (no limit) starts the measurement on settled statistics.
         with store.engine.begin() as conn:
             conn.exec_driver_sql("ANALYZE")
         counts = store.counts()
