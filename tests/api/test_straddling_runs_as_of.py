@@ -1,7 +1,9 @@
 """Answers as of a time inside a run -- its START before, its COMPLETE after -- take the
 run's facets as its events had sent them by then, on SQLite and PostgreSQL, whatever
 order the events were recorded in: column lineage for classification and the
-compliance report, and assertions for the failed-assertion marks on the graph.
+compliance report, and assertions for the failed-assertion marks on the graph; and a
+time window ending inside a run -- root cause, quality history -- takes its assertions
+as sent before the window's end.
 
 The mirror job copies silver's customers twice over:
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
@@ -151,3 +154,51 @@ def test_assertions_a_run_sends_after_as_of_do_not_mark_the_node_then(
             assert response.status_code == 200, response.text
             [node] = [n for n in response.json()["nodes"] if n["id"] == MID]
             assert (node["data"] or {}).get("failedAssertions") == mark, as_of
+
+
+# -- time windows ----------------------------------------------------------------------
+
+REPORT_ROOT_CAUSE = f"/api/v2/datasets/{quote(f'dataset:{NS}:report', safe='')}/root-cause"
+SINCE = "2026-03-10T02:00:00Z"  # after run 40's failures, so only run 41's can show
+
+WINDOW_EVENTS = [
+    *ASSERTION_EVENTS,
+    # Run 42 STARTs at 07:00 failing unique(id); its COMPLETE at 09:00 passes everything.
+    _check("START", 7, 42, ("not_null", "amount", True), ("unique", "id", False)),
+    _check("COMPLETE", 9, 42, ("not_null", "amount", True), ("unique", "id", True)),
+]
+
+#: until -> (run, failed assertions) of the quality failures in [SINCE, until).
+WINDOW_FAILURES: dict[str, list[tuple[int, list[str]]]] = {
+    "2026-03-10T04:00:00Z": [],  # inside run 41: its START passes every assertion
+    "2026-03-10T06:00:00Z": [(41, ["not_null"])],  # after run 41's COMPLETE
+    "2026-03-10T08:00:00Z": [(41, ["not_null"]), (42, ["unique"])],  # inside run 42: its START
+    "2026-03-10T10:00:00Z": [(41, ["not_null"])],  # after run 42's COMPLETE, all passing
+}
+
+
+@pytest.mark.parametrize("order", ["in order", "complete first"])
+def test_a_window_takes_a_straddling_runs_assertions_as_sent_before_its_end(
+    store: Store, order: str
+) -> None:
+    for lot in ORDERS[order](WINDOW_EVENTS):
+        record(store, lot)
+    with TestClient(create_app(Settings(), store)) as client:
+        for until, failures in WINDOW_FAILURES.items():
+            response = client.get(REPORT_ROOT_CAUSE, params={"since": SINCE, "until": until})
+            assert response.status_code == 200, response.text
+            found = [
+                (c["detail"]["runId"], [f["assertion"] for f in c["detail"]["failed"]])
+                for c in response.json()["causes"]
+                if c["kind"] == "qualityFailure"
+            ]
+            assert sorted(found) == [(_run(n), names) for n, names in failures], until
+        # The quality history of the same windows: inside a run, its START's observation.
+        for until in WINDOW_FAILURES:
+            history = client.get(
+                f"/api/v2/datasets/{quote(MID, safe='')}/quality",
+                params={"since": SINCE, "until": until},
+            )
+            assert history.status_code == 200, history.text
+            runs = {o["runId"] for o in history.json()["observations"]}
+            assert runs == {_run(41), *([_run(42)] if until > "2026-03-10T07" else [])}, until

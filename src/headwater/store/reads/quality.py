@@ -12,19 +12,35 @@ rows are present, and stands alone otherwise.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
-from typing import Any
+from datetime import datetime, timedelta
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 
 from headwater.store import tables as t
 from headwater.store.dataset_facet_history import dataset_facet_history
 from headwater.store.reads.common import naive
+from headwater.store.reads.run_facets_at import straddling_facets
 from headwater.store.reads.scope import EVERYTHING, NamespaceScope
 
 __all__ = ["quality_facets"]
 
 _f, _dv, _r, _j, _ns = t.facets, t.dataset_versions, t.runs, t.jobs, t.namespaces
+
+#: The finest step of the stored times: "before ``until``" is "at or before this much earlier".
+_TICK = timedelta(microseconds=1)
+
+
+class _Sent(NamedTuple):
+    """A facet row as the queries below select it."""
+
+    run_uuid: str
+    version: str | None
+    name: str
+    payload: Any
+    event_time: datetime
+    event_hash: str
+    kind: str
 
 
 def _in_window(
@@ -104,7 +120,9 @@ def quality_facets(
         sa.literal("dataset").label("kind"),
     ).where(h.c.subject == node_id, h.c.name.in_(names), *_in_window(since, until, h.c.event_time))
     queries = (per_run, per_version, latest, sent_by_inputs)
-    rows = [row for query in queries for row in conn.execute(query)]
+    rows: list[Any] = [row for query in queries for row in conn.execute(query)]
+    if until is not None:
+        rows += _sent_before(conn, dataset_id, node_id, names, since, until)
     groups: dict[str, dict[str, Any]] = {}
     # The run or version each event's per-run or per-version rows belong to.
     owner = {row.event_hash: row.run_uuid or row.version for row in rows if row.kind != "dataset"}
@@ -127,6 +145,41 @@ def quality_facets(
         group["facets"][row.name] = row.payload
     _name_jobs(conn, groups, scope)
     return list(groups.values())
+
+
+def _sent_before(
+    conn: sa.Connection,
+    dataset_id: int,
+    node_id: str,
+    names: Sequence[str],
+    since: datetime | None,
+    until: datetime,
+) -> list[_Sent]:
+    """The per-run and per-version facets that runs going on at ``until`` had sent in
+    the window, in place of the rows their later events left (which the window leaves out)."""
+    start = naive(since)
+    end = naive(until)
+    assert end is not None
+    found = []
+    per_run = _f.c.kind.in_(("input", "output"))
+    for _, which, sent in straddling_facets(
+        conn, {dataset_id: node_id}, names, per_run, end - _TICK
+    ):
+        if start is not None and sent.event_time < start:
+            continue
+        version = which.subject if which.kind == "dataset_version" else None
+        found.append(
+            _Sent(
+                which.run_uuid,
+                version,
+                which.name,
+                sent.payload,
+                sent.event_time,
+                sent.event_hash,
+                which.kind,
+            )
+        )
+    return found
 
 
 def _name_jobs(

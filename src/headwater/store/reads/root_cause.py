@@ -17,7 +17,8 @@ already hold it:
   state comes after its creation, so the window's end bounds the index range);
 * quality failures of the walked datasets: every ``dataQualityAssertions`` facet a
   run (or dataset event) sent in the window with an assertion whose ``success`` is
-  false (:mod:`headwater.store.reads.quality` reads them per dataset).
+  false (:mod:`headwater.store.reads.quality` reads them per dataset; a run going on
+  at the window's end counts with what its events had sent before then).
 
 Each kind is read up to :data:`PER_KIND` rows; the answer says when a kind was cut.
 """

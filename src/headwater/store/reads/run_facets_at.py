@@ -43,7 +43,13 @@ from headwater.store import tables as t
 from headwater.store.keys import dataset_node, dataset_version_uuid
 from headwater.store.reads.common import chunks, naive
 
-__all__ = ["RunFacet", "SentFacet", "run_facets_at", "straddling_dataset_facets"]
+__all__ = [
+    "RunFacet",
+    "SentFacet",
+    "run_facets_at",
+    "straddling_dataset_facets",
+    "straddling_facets",
+]
 
 _e, _al, _ds, _ns = t.events, t.dataset_aliases, t.datasets, t.namespaces
 _f, _v, _r = t.facets, t.dataset_versions, t.runs
@@ -126,42 +132,54 @@ def straddling_dataset_facets(
     (dataset id -> node id) that a run straddling ``as_of`` had sent by then, in place of
     the one it sent later: the run's per-run rows ``by_node`` selects (a condition on
     ``facets``) and the dataset facets of the version it wrote."""
+    for node_id, _, sent in straddling_facets(conn, node_of, (name,), by_node, as_of):
+        yield node_id, sent
+
+
+def straddling_facets(
+    conn: sa.Connection,
+    node_of: Mapping[int, str],
+    names: Collection[str],
+    by_node: sa.ColumnElement[bool],
+    as_of: datetime,
+) -> Iterator[tuple[str, RunFacet, SentFacet]]:
+    """(dataset node id, which facet, facet) as :func:`straddling_dataset_facets` reads
+    them, for each of ``names``, with the run and the row each replaces."""
     when = naive(as_of)
     wanted: dict[RunFacet, str] = {}
     for part in chunks(sorted(set(node_of.values()))):
         for row in conn.execute(
-            sa.select(_f.c.kind, _f.c.subject, _f.c.run_uuid)
+            sa.select(_f.c.kind, _f.c.subject, _f.c.run_uuid, _f.c.name)
             .select_from(_f.join(_r, _r.c.uuid == _f.c.run_uuid))
             .where(
                 by_node,
                 _f.c.subject.in_(part),
-                _f.c.name == name,
+                _f.c.name.in_(sorted(names)),
                 _f.c.run_uuid != "",
                 _f.c.event_time > when,
                 _r.c.created_at <= when,
             )
         ):
-            wanted[RunFacet(row.run_uuid, row.kind, row.subject, name)] = row.subject
+            wanted[RunFacet(row.run_uuid, row.kind, row.subject, row.name)] = row.subject
     for part in chunks(sorted(node_of)):
         for row in conn.execute(
-            sa.select(_v.c.dataset_id, _v.c.uuid, _v.c.run_uuid)
+            sa.select(_v.c.dataset_id, _v.c.uuid, _v.c.run_uuid, _f.c.name)
             .select_from(
                 _f.join(_v, _v.c.uuid == _f.c.subject).join(_r, _r.c.uuid == _v.c.run_uuid)
             )
             .where(
                 _f.c.kind == "dataset_version",
                 _f.c.run_uuid == "",
-                _f.c.name == name,
+                _f.c.name.in_(sorted(names)),
                 _v.c.dataset_id.in_(part),
                 _f.c.event_time > when,
                 _r.c.created_at <= when,
             )
         ):
-            wanted[RunFacet(row.run_uuid, "dataset_version", row.uuid, name)] = node_of[
-                row.dataset_id
-            ]
+            which = RunFacet(row.run_uuid, "dataset_version", row.uuid, row.name)
+            wanted[which] = node_of[row.dataset_id]
     for which, sent in run_facets_at(conn, wanted, as_of).items():
-        yield wanted[which], sent
+        yield wanted[which], which, sent
 
 
 def _events_until(
