@@ -45,16 +45,18 @@ def refresh_statistics(database: str) -> bool:
     milliseconds it runs, and writers queue behind it as behind any writer.
     """
     began = time.perf_counter()
-    connection = sqlite3.connect(database, isolation_level=None, check_same_thread=False)
+    connection: sqlite3.Connection | None = None
     try:
+        connection = sqlite3.connect(database, isolation_level=None, check_same_thread=False)
         connection.execute(f"PRAGMA busy_timeout={_BUSY_WAIT_MS}")
         connection.execute(f"PRAGMA analysis_limit={ANALYSIS_LIMIT_ROWS}")
         with cross_process_lock(f"{database}-writelock"):
             connection.execute("ANALYZE")
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, OSError) as exc:  # the reads keep the statistics they have
         logger.warning("planner statistics were not refreshed: %s", exc)
         return False
     finally:
-        connection.close()
+        if connection is not None:
+            connection.close()
     logger.debug("refreshed planner statistics in %.1f ms", (time.perf_counter() - began) * 1e3)
     return True
