@@ -10,11 +10,12 @@
    every event is older than the cutoff (``runs.updated_at``, their latest
    event time), with their raw events, facet-history rows, latest facets,
    inputs, outputs, the dataset versions they produced and those versions'
-   facets and drift rows, and the contract rows (``schema_contracts``) whose
-   declaring run or written version goes; the versions left on either side of
-   deleted ones become adjacent, and their drift rows are re-derived in the
-   same transaction (``drift.refresh_after_deletion``), as a rebuild derives
-   them from the versions it finds, without queuing them for the drift webhook;
+   facets and drift rows; the versions left on either side of deleted ones
+   become adjacent, and their drift rows are re-derived in the same
+   transaction (``drift.refresh_after_deletion``), as a rebuild derives them
+   from the versions it finds, and so are the contract rows
+   (``schema_contracts``) whose declaring run or written version goes
+   (``contract.refresh_after_deletion``), neither queued for the drift webhook;
 3. drops the per-producer hours before the cutoff, and the drifts queued for
    the drift webhook before it;
 4. on SQLite in incremental auto-vacuum mode, gives the freed pages back to
@@ -55,6 +56,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.store import (
+    contract,
     dataset_facet_history,
     dialects,
     drift,
@@ -313,18 +315,31 @@ def _delete_runs(conn: sa.Connection, sql: Statements, uuids: list[str], into: P
         )
     ).all()
     versions = [row.uuid for row in doomed]
+    sc = t.schema_contracts
+    # The contracts holding a declaration of these runs (no writer makes another:
+    # the floor refuses their events), re-derived with the declaration left before it.
+    pairs = sa.select(sc.c.dataset_id, sc.c.job_id)
+    contracted = {
+        (row.dataset_id, row.job_id) for row in conn.execute(pairs.where(sc.c.run_uuid.in_(uuids)))
+    }
     if conn.dialect.name == "postgresql":
-        # Writers re-deriving a dataset's drifts take turns on its row (store.drift).
+        # Writers re-deriving a dataset's drifts and contracts take turns on its row
+        # (store.drift).
         d = t.datasets
-        for part in chunks(sorted({row.dataset_id for row in doomed if row.schema})):
+        locked = {row.dataset_id for row in doomed if row.schema}
+        for part in chunks(sorted(locked | {dataset_id for dataset_id, _ in contracted})):
             conn.execute(
                 sa.select(d.c.id).where(d.c.id.in_(part)).order_by(d.c.id).with_for_update()
             )
     spans = _spans_after(conn, doomed, uuids)
     for part in chunks(versions):
+        # The contracts comparing against a deleted version (always one with a
+        # schema, on a locked dataset), re-derived against the one left before it.
+        contracted.update(
+            (row.dataset_id, row.job_id)
+            for row in conn.execute(pairs.where(sc.c.version_uuid.in_(part)))
+        )
         conn.execute(sa.delete(t.dataset_drifts).where(t.dataset_drifts.c.version_uuid.in_(part)))
-        sc = t.schema_contracts
-        conn.execute(sa.delete(sc).where(sc.c.version_uuid.in_(part)))
         conn.execute(
             sa.delete(t.facets).where(
                 t.facets.c.kind == "dataset_version", t.facets.c.subject.in_(part)
@@ -342,8 +357,6 @@ def _delete_runs(conn: sa.Connection, sql: Statements, uuids: list[str], into: P
         described.update(conn.scalars(sa.select(io.c.dataset_id).where(io.c.run_uuid.in_(uuids))))
     described = _last_asserted_by(conn, described, uuids)
     nodes = [f"run:{u}" for u in uuids]
-    # A contract whose declaring run goes loses its declaration with the run's facets.
-    conn.execute(sa.delete(t.schema_contracts).where(t.schema_contracts.c.run_uuid.in_(uuids)))
     # One statement per run: most facets have no run (run_uuid ''), and with that
     # skew in its statistics SQLite's planner scans the table for an IN list.
     conn.execute(
@@ -359,6 +372,9 @@ def _delete_runs(conn: sa.Connection, sql: Statements, uuids: list[str], into: P
     conn.execute(sa.delete(t.run_inputs).where(t.run_inputs.c.run_uuid.in_(uuids)))
     conn.execute(sa.delete(t.run_outputs).where(t.run_outputs.c.run_uuid.in_(uuids)))
     into.runs += conn.execute(sa.delete(t.runs).where(t.runs.c.uuid.in_(uuids))).rowcount or 0
+    # With the runs' declarations and versions gone: each contract is the one a
+    # rebuild derives from the declarations and versions left.
+    contract.refresh_after_deletion(conn, sql, contracted)
     fingerprints.refresh(conn, described)
 
 
