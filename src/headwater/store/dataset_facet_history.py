@@ -26,6 +26,7 @@ import sqlalchemy as sa
 
 from headwater.events import ParsedEvent
 from headwater.store import dialects
+from headwater.store.in_force import in_force_runs as runs_in_force
 from headwater.store.keys import DatasetKey, dataset_key, dataset_node, facets_of
 from headwater.store.namespace_rules import Normaliser
 from headwater.store.tables import JSONType, metadata
@@ -117,21 +118,4 @@ def record(
 def in_force_runs(conn: sa.Connection, cutoff: datetime) -> set[str]:
     """The runs whose event sent a dataset facet in force at ``cutoff`` (each
     dataset's and name's newest row before it), for retention to keep."""
-    ranked = (
-        sa.select(
-            _h.c.run_uuid,
-            sa.func.row_number()
-            .over(
-                partition_by=(_h.c.subject, _h.c.name),
-                order_by=(_h.c.event_time.desc(), _h.c.event_hash.desc()),
-            )
-            .label("rank"),
-        )
-        .where(_h.c.event_time < cutoff)
-        .subquery()
-    )
-    return set(
-        conn.scalars(
-            sa.select(ranked.c.run_uuid).where(ranked.c.rank == 1, ranked.c.run_uuid.is_not(None))
-        )
-    )
+    return runs_in_force(conn, _h, (_h.c.subject, _h.c.name), cutoff)

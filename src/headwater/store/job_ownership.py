@@ -24,6 +24,7 @@ import sqlalchemy as sa
 
 from headwater.events import ParsedEvent
 from headwater.store import dialects
+from headwater.store.in_force import in_force_runs as runs_in_force
 from headwater.store.keys import facets_of, job_node
 from headwater.store.namespace_rules import Normaliser
 from headwater.store.tables import JSONType, metadata
@@ -82,20 +83,4 @@ def record(
 def in_force_runs(conn: sa.Connection, cutoff: datetime) -> set[str]:
     """The runs whose event set a job's owners in force at ``cutoff`` (each job's
     newest row before it), for retention to keep."""
-    ranked = (
-        sa.select(
-            _h.c.run_uuid,
-            sa.func.row_number()
-            .over(
-                partition_by=_h.c.subject, order_by=(_h.c.event_time.desc(), _h.c.event_hash.desc())
-            )
-            .label("rank"),
-        )
-        .where(_h.c.event_time < cutoff)
-        .subquery()
-    )
-    return set(
-        conn.scalars(
-            sa.select(ranked.c.run_uuid).where(ranked.c.rank == 1, ranked.c.run_uuid.is_not(None))
-        )
-    )
+    return runs_in_force(conn, _h, (_h.c.subject,), cutoff)
