@@ -58,7 +58,6 @@ import sqlalchemy as sa
 from headwater.store import (
     contract,
     dataset_facet_history,
-    dialects,
     drift,
     drift_outbox,
     fingerprints,
@@ -68,8 +67,15 @@ from headwater.store import (
 from headwater.store import tables as t
 from headwater.store.checkpoint import truncate_large_wal
 from headwater.store.chunking import chunks
+from headwater.store.retention_floor import (
+    FLOOR_REFRESH_SECONDS,
+    copy_floor,
+    raise_floor,
+    read_floor,
+    retention_floor,
+)
+from headwater.store.retention_protected import protected_runs
 from headwater.store.statements import Statements
-from headwater.store.tables import metadata
 from headwater.store.transactions import now_utc, write_transaction
 
 __all__ = [
@@ -88,19 +94,8 @@ logger = logging.getLogger(__name__)
 
 #: Runs deleted per transaction.
 DEFAULT_BATCH = 100
-#: How stale a process's copy of the floor may be (the store re-reads it this often).
-FLOOR_REFRESH_SECONDS = 5.0
 # Pages handed back to the file system per SQLite transaction.
 _VACUUM_PAGES = 2_000
-
-retention_floor = sa.Table(
-    "retention_floor",
-    metadata,
-    sa.Column("name", sa.String(32), primary_key=True),  # 'events'
-    sa.Column("floor", sa.DateTime(), nullable=False),
-    sa.Column("updated_at", sa.DateTime(), nullable=False),
-)
-_FLOOR_NAME = "events"
 
 
 @dataclass
@@ -118,102 +113,6 @@ class Pruned:
     seconds: float = 0.0
     transactions: int = 0
     batch_seconds: list[float] = field(default_factory=list)
-
-
-def read_floor(conn: sa.Connection) -> datetime | None:
-    """The event time before which events are refused, or None if retention never ran."""
-    return conn.scalar(
-        sa.select(retention_floor.c.floor).where(retention_floor.c.name == _FLOOR_NAME)
-    )
-
-
-def copy_floor(source: sa.Engine, target: sa.Engine) -> datetime | None:
-    """Give ``target`` the floor of ``source`` (a rebuild: after its events are in, since
-    the kept runs' raw events may be older than the floor); the floor copied, if any."""
-    with source.connect() as conn:
-        if not sa.inspect(conn).has_table(retention_floor.name):
-            return None  # an older schema: retention never ran there
-        floor = read_floor(conn)
-    if floor is not None:
-        _raise_floor(target, floor)
-    return floor
-
-
-def _raise_floor(engine: sa.Engine, cutoff: datetime) -> datetime:
-    with write_transaction(engine, records=False) as conn:
-        current = read_floor(conn)
-        floor = cutoff if current is None else max(current, cutoff)
-        stmt = dialects.insert(conn.dialect.name, retention_floor).values(
-            name=_FLOOR_NAME, floor=floor, updated_at=now_utc()
-        )
-        conn.execute(
-            stmt.on_conflict_do_update(
-                index_elements=[retention_floor.c.name],
-                set_={"floor": stmt.excluded.floor, "updated_at": stmt.excluded.updated_at},
-            )
-        )
-    return floor
-
-
-def protected_runs(conn: sa.Connection, cutoff: datetime) -> set[str]:
-    """The runs retention keeps whatever their age (see the module's docstring)."""
-    v, d, r = t.dataset_versions, t.datasets, t.runs
-    kept: set[str] = set()
-    # Each dataset's current version's producer.
-    kept.update(
-        conn.scalars(
-            sa.select(v.c.run_uuid)
-            .join(d, d.c.current_version_uuid == v.c.uuid)
-            .where(v.c.run_uuid.is_not(None))
-        )
-    )
-    # Each dataset's version in force at the cutoff: latest (updated_at, uuid) before it.
-    ranked = (
-        sa.select(
-            v.c.run_uuid,
-            sa.func.row_number()
-            .over(partition_by=v.c.dataset_id, order_by=(v.c.updated_at.desc(), v.c.uuid.desc()))
-            .label("rank"),
-        )
-        .where(v.c.updated_at < cutoff)
-        .subquery()
-    )
-    kept.update(
-        conn.scalars(
-            sa.select(ranked.c.run_uuid).where(ranked.c.rank == 1, ranked.c.run_uuid.is_not(None))
-        )
-    )
-    # Each job's latest run, and its latest run created before the cutoff.
-    for condition in (sa.true(), r.c.created_at < cutoff):
-        latest = (
-            sa.select(
-                r.c.uuid,
-                sa.func.row_number()
-                .over(partition_by=r.c.job_id, order_by=(r.c.created_at.desc(), r.c.uuid.desc()))
-                .label("rank"),
-            )
-            .where(condition)
-            .subquery()
-        )
-        kept.update(conn.scalars(sa.select(latest.c.uuid).where(latest.c.rank == 1)))
-    kept |= job_ownership.in_force_runs(conn, cutoff)
-    kept |= dataset_facet_history.in_force_runs(conn, cutoff)
-    # Their parents (an action's application run), up the chain.
-    frontier = set(kept)
-    while frontier:
-        parents: set[str] = set()
-        for part in chunks(sorted(frontier)):
-            parents.update(
-                p
-                for p in conn.scalars(
-                    sa.select(r.c.parent_run_uuid).where(
-                        r.c.uuid.in_(part), r.c.parent_run_uuid.is_not(None)
-                    )
-                )
-            )
-        frontier = parents - kept
-        kept |= frontier
-    return kept
 
 
 def _old_runs(
@@ -394,7 +293,7 @@ def prune(
     began = time.perf_counter()
     cutoff = (now or now_utc()) - keep
     done = Pruned(cutoff=cutoff)
-    _raise_floor(engine, cutoff)
+    raise_floor(engine, cutoff)
     if settle > 0:
         time.sleep(settle)  # writers re-read the floor at least this often
     with engine.connect() as conn:
