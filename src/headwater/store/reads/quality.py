@@ -6,7 +6,8 @@ per dataset version, and a dataset's latest dataset facets; and every quality
 facet sent on a read-only input's dataset, which belongs to no version, in
 ``dataset_facet_history``. Quality is read from those rows. An input's dataset
 facet joins the run (or version) of the event that sent it when that one's own
-rows are present, and stands alone otherwise.
+rows are present, else the run of that event, and stands alone when no run sent it
+(a DatasetEvent).
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ def quality_facets(
     ).where(_f.c.kind == "dataset", _f.c.subject == node_id, _f.c.name.in_(names), *window)
     h = dataset_facet_history
     sent_by_inputs = sa.select(
-        sa.literal("").label("run_uuid"),
+        sa.func.coalesce(h.c.run_uuid, "").label("run_uuid"),
         sa.null().label("version"),
         h.c.name,
         h.c.payload,
@@ -124,9 +125,17 @@ def quality_facets(
     if until is not None:
         rows += _sent_before(conn, dataset_id, node_id, names, since, until)
     groups: dict[str, dict[str, Any]] = {}
-    # The run or version each event's per-run or per-version rows belong to.
+    # The run or version each event's per-run or per-version rows belong to, else the
+    # run of the event that sent an input's dataset facet: a run's START and COMPLETE
+    # may both send it, and the run is one observation, not one per event.
     owner = {row.event_hash: row.run_uuid or row.version for row in rows if row.kind != "dataset"}
-    for row in sorted(rows, key=lambda r: r.kind != "dataset"):
+    for row in rows:
+        if row.kind == "dataset" and row.run_uuid:
+            owner.setdefault(row.event_hash, row.run_uuid)
+    # Within a group the newest facet of a name wins, and a per-run or per-version
+    # row wins over the dataset's own.
+    order = sorted(rows, key=lambda r: (r.kind != "dataset", r.event_time, r.event_hash))
+    for row in order:
         key = owner.get(row.event_hash) or row.run_uuid or f"event:{row.event_hash}"
         group = groups.setdefault(
             key,
