@@ -9,7 +9,7 @@ than the database's (``docs/server.md``, "Record revisions"). A
 :class:`~headwater.store.driver.listselect.ListSelect`) for the unlimited scope,
 the one nearly every request reads with; a namespace-limited scope's statement
 carries that scope's namespaces as literals, so it is built and run through
-SQLAlchemy as before. Both give rows with the same columns and values.
+SQLAlchemy. Both give rows with the same columns and values.
 """
 
 from __future__ import annotations

@@ -3,10 +3,10 @@
 ``ix_runs_parent_run_uuid_created_at`` becomes partial, ``WHERE parent_run_uuid IS
 NOT NULL``. Every search of it names a parent (``=``/``IN`` a run id, ``IS NOT
 NULL``), which both databases prove implies the predicate. Most runs have no
-parent, so inserting one writes no entry; and SQLite's ``ANALYZE`` no longer
-records every parentless run as one value of the column (``20000 20000`` for
-20,000 runs), which made its planner scan ``runs`` for the write path's
-"runs whose parent is in this batch" instead of searching the index.
+parent, so inserting one writes no entry; and on a full index SQLite's
+``ANALYZE`` records every parentless run as one value of the column (``20000
+20000`` for 20,000 runs), which makes its planner scan ``runs`` for the write
+path's "runs whose parent is in this batch" instead of searching the index.
 
 Revision ID: 0025
 Revises: 0024
